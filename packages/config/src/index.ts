@@ -1,0 +1,49 @@
+import { z } from "zod";
+
+export { z };
+
+/** Thrown when the environment does not satisfy a service's config schema. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/**
+ * Parses `env` with `schema`; on failure throws a ConfigError naming every bad
+ * or missing setting, so a service stops at start with a message an operator can act on.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => {
+    const name = issue.path.join(".") || "(environment)";
+    const value = env[name];
+    const problem = value === undefined || value === "" ? "is missing" : `is invalid (${issue.message})`;
+    return `  ${name} ${problem}`;
+  });
+  throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+}
+
+/** A boolean setting written as true/false/1/0/yes/no. */
+export const envBoolean = (defaultValue: boolean) =>
+  z
+    .enum(["true", "false", "1", "0", "yes", "no"])
+    .default(defaultValue ? "true" : "false")
+    .transform((value) => value === "true" || value === "1" || value === "yes");
+
+/** A whole-number setting; strings from the environment are coerced. */
+export const envInt = (defaultValue: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(defaultValue);
+
+/** Settings every service shares. */
+export const commonSettings = {
+  /** PostgreSQL connection URL. */
+  DATABASE_URL: z.string().url().default("postgresql://postgres@127.0.0.1:5432/sms"),
+  /** Redis URL (redis:// or rediss://). */
+  REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
+  /** Prefix of every Redis key this deployment writes; tests use one per run. */
+  REDIS_PREFIX: z.string().min(1).default("sms"),
+  /** Log level: error, warn, info, debug. */
+  LOG_LEVEL: z.enum(["error", "warn", "info", "http", "debug"]).default("info"),
+  /** Size of the PostgreSQL connection pool of this process. */
+  DATABASE_POOL_SIZE: envInt(10, 1, 200),
+};

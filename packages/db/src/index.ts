@@ -1,0 +1,43 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaClient } from "./generated/prisma/client";
+
+export * from "./generated/prisma/client";
+
+export interface Database {
+  /** The Prisma client: every ordinary read and write. */
+  prisma: PrismaClient;
+  /** The pool behind it, for the few set-based statements Prisma cannot express (bulk unnest inserts). */
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the one Prisma client of a process (and its pg pool).
+ * @param options.poolSize connections; @defaultValue 10
+ */
+export function createDatabase(url: string, options: { poolSize?: number; applicationName?: string } = {}): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    application_name: options.applicationName,
+    // Fail fast when PostgreSQL is down so requests get 503 instead of hanging.
+    connectionTimeoutMillis: 2000,
+    idleTimeoutMillis: 30000,
+  });
+  // An idle client whose server went away emits 'error' on the pool; without a
+  // listener that would crash the process. The next checkout reconnects.
+  pool.on("error", () => undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  let closed = false;
+  return {
+    prisma,
+    pool,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}

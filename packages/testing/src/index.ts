@@ -1,0 +1,3 @@
+export { createTestWorld, type TestWorld } from "./world";
+export { waitFor } from "./wait";
+export { freePort, isListening, withDatabase } from "./servers";
