@@ -5,15 +5,17 @@ export type { Redis };
 /**
  * The one place that builds a Redis connection.
  * `role: "queue"` connections (BullMQ workers and blocking commands) need
- * `maxRetriesPerRequest: null`; "command" connections fail a command fast when
- * Redis is down, so request paths answer 503 instead of waiting.
+ * `maxRetriesPerRequest: null`; "command" connections fail a command within
+ * ~1.5 s when Redis is down, so request paths answer 503 instead of waiting.
  */
 export function createRedis(url: string, role: "command" | "queue" = "command", extra: RedisOptions = {}): Redis {
   const redis = new Redis(url, {
     lazyConnect: false,
     enableReadyCheck: true,
     maxRetriesPerRequest: role === "queue" ? null : 1,
-    enableOfflineQueue: role === "queue",
+    // Command connections sit on request paths: a command waits at most this long
+    // (also while reconnecting), then fails so the caller can answer 503.
+    ...(role === "command" ? { commandTimeout: 1500 } : {}),
     connectTimeout: 2000,
     retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 6), 3000),
     // A replica promoted or a server still loading: reconnect instead of failing every command.

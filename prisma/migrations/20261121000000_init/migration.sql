@@ -29,8 +29,8 @@ CREATE TABLE "accounts" (
     "messages_per_second" INTEGER NOT NULL DEFAULT 100,
     "daily_quota" INTEGER NOT NULL DEFAULT 100000,
     "max_batch_size" INTEGER NOT NULL DEFAULT 10000,
-    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updated_at" TIMESTAMP(3) NOT NULL,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at" TIMESTAMPTZ(3) NOT NULL,
 
     CONSTRAINT "accounts_pkey" PRIMARY KEY ("id")
 );
@@ -43,9 +43,9 @@ CREATE TABLE "api_keys" (
     "prefix" TEXT NOT NULL,
     "hash" TEXT NOT NULL,
     "permissions" TEXT[],
-    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "last_used_at" TIMESTAMP(3),
-    "revoked_at" TIMESTAMP(3),
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "last_used_at" TIMESTAMPTZ(3),
+    "revoked_at" TIMESTAMPTZ(3),
 
     CONSTRAINT "api_keys_pkey" PRIMARY KEY ("id")
 );
@@ -55,7 +55,7 @@ CREATE TABLE "sender_ids" (
     "id" TEXT NOT NULL,
     "account_id" TEXT NOT NULL,
     "value" TEXT NOT NULL,
-    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "sender_ids_pkey" PRIMARY KEY ("id")
 );
@@ -69,7 +69,7 @@ CREATE TABLE "credit_ledger" (
     "reason" "LedgerReason" NOT NULL,
     "message_id" TEXT,
     "note" TEXT,
-    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "credit_ledger_pkey" PRIMARY KEY ("id")
 );
@@ -88,16 +88,15 @@ CREATE TABLE "messages" (
     "credits_charged" INTEGER NOT NULL,
     "status" "MessageStatus" NOT NULL,
     "status_sequence" INTEGER NOT NULL DEFAULT 1,
-    "scheduled_at" TIMESTAMP(3),
-    "enqueued_at" TIMESTAMP(3),
-    "sent_at" TIMESTAMP(3),
-    "delivered_at" TIMESTAMP(3),
-    "failed_at" TIMESTAMP(3),
-    "canceled_at" TIMESTAMP(3),
+    "scheduled_at" TIMESTAMPTZ(3),
+    "sent_at" TIMESTAMPTZ(3),
+    "delivered_at" TIMESTAMPTZ(3),
+    "failed_at" TIMESTAMPTZ(3),
+    "canceled_at" TIMESTAMPTZ(3),
     "error_code" TEXT,
     "error_message" TEXT,
-    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updated_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "messages_pkey" PRIMARY KEY ("id")
 );
@@ -109,8 +108,8 @@ CREATE TABLE "message_segments" (
     "status" "SegmentStatus" NOT NULL DEFAULT 'pending',
     "carrier_id" TEXT,
     "carrier_message_id" TEXT,
-    "submitted_at" TIMESTAMP(3),
-    "done_at" TIMESTAMP(3),
+    "submitted_at" TIMESTAMPTZ(3),
+    "done_at" TIMESTAMPTZ(3),
     "error_code" TEXT,
 
     CONSTRAINT "message_segments_pkey" PRIMARY KEY ("message_id","seq")
@@ -125,7 +124,7 @@ CREATE TABLE "message_events" (
     "previous_status" "MessageStatus",
     "error_code" TEXT,
     "error_message" TEXT,
-    "occurred_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "occurred_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "message_events_pkey" PRIMARY KEY ("id")
 );
@@ -138,10 +137,18 @@ CREATE TABLE "outbox_events" (
     "type" TEXT NOT NULL,
     "sequence" INTEGER NOT NULL,
     "payload" JSONB NOT NULL,
-    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "published_at" TIMESTAMP(3),
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "published_at" TIMESTAMPTZ(3),
 
     CONSTRAINT "outbox_events_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "dispatch_outbox" (
+    "message_id" TEXT NOT NULL,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "dispatch_outbox_pkey" PRIMARY KEY ("message_id")
 );
 
 -- CreateTable
@@ -152,7 +159,7 @@ CREATE TABLE "batches" (
     "total" INTEGER NOT NULL,
     "accepted" INTEGER NOT NULL,
     "rejected" INTEGER NOT NULL,
-    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "batches_pkey" PRIMARY KEY ("id")
 );
@@ -166,8 +173,8 @@ CREATE TABLE "idempotency_records" (
     "request_hash" TEXT NOT NULL,
     "response_status" INTEGER,
     "response_body" JSONB,
-    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "expires_at" TIMESTAMP(3) NOT NULL,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "expires_at" TIMESTAMPTZ(3) NOT NULL,
 
     CONSTRAINT "idempotency_records_pkey" PRIMARY KEY ("account_id","key")
 );
@@ -213,6 +220,9 @@ CREATE INDEX "outbox_events_published_at_created_at_idx" ON "outbox_events"("pub
 
 -- CreateIndex
 CREATE INDEX "outbox_events_message_id_sequence_idx" ON "outbox_events"("message_id", "sequence");
+
+-- CreateIndex
+CREATE INDEX "dispatch_outbox_created_at_idx" ON "dispatch_outbox"("created_at");
 
 -- CreateIndex
 CREATE INDEX "batches_account_id_created_at_idx" ON "batches"("account_id", "created_at");

@@ -1,0 +1,42 @@
+// The only file that constructs BullMQ queues and workers (STYLE.md).
+import { Queue, Worker, type JobsOptions, type Processor, type WorkerOptions } from "bullmq";
+import type { Redis } from "@sms/redis";
+import { queuePrefix, type QueueName } from "./names";
+
+export type { Job, Processor } from "bullmq";
+
+/** Connection and namespace shared by every queue of a process. */
+export interface QueueContext {
+  /** A connection made with `createRedis(url, "queue")` (maxRetriesPerRequest: null). */
+  connection: Redis;
+  /** The deployment's key prefix (REDIS_PREFIX). */
+  prefix: string;
+}
+
+/** A producer-side queue; callers go through the typed producers, not this. */
+export function openQueue<T>(context: QueueContext, name: QueueName, defaultJobOptions: JobsOptions = {}): Queue<T> {
+  return new Queue<T>(name, {
+    connection: context.connection,
+    prefix: queuePrefix(context.prefix, name),
+    defaultJobOptions,
+    // Producers sit on request paths: fail fast instead of waiting for a connection.
+    skipWaitingForReady: true,
+  });
+}
+
+/**
+ * A worker on `name`. It duplicates the given connection for its blocking reads.
+ * @param options.concurrency jobs in parallel; @defaultValue 1
+ */
+export function openWorker<T>(
+  context: QueueContext,
+  name: QueueName,
+  processor: Processor<T>,
+  options: Omit<WorkerOptions, "connection" | "prefix"> = {},
+): Worker<T> {
+  return new Worker<T>(name, processor, {
+    ...options,
+    connection: context.connection,
+    prefix: queuePrefix(context.prefix, name),
+  });
+}
