@@ -1,0 +1,14 @@
+import { commonSettings, loadConfig, z } from "@sms/config";
+
+const AdminConfig = z.object({
+  /** PostgreSQL connection URL (the database every service shares). */
+  DATABASE_URL: commonSettings.DATABASE_URL,
+  /** Base URL of the REST gateway, used only to print working curl lines (`demo`). */
+  GATEWAY_URL: z.string().url().default("http://127.0.0.1:3000"),
+});
+export type AdminConfig = z.infer<typeof AdminConfig>;
+
+/** Reads the CLI's settings from the environment; throws a ConfigError naming a bad one. */
+export function loadAdminConfig(env: NodeJS.ProcessEnv = process.env): AdminConfig {
+  return loadConfig(AdminConfig, env);
+}

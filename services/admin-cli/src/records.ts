@@ -1,0 +1,22 @@
+import { Prisma } from "@sms/db";
+import type { Account, PrismaClient } from "@sms/db";
+import { CommandError } from "./errors";
+
+/** Prisma's client or a transaction's: every helper here works inside or outside one. */
+export type Db = PrismaClient | Prisma.TransactionClient;
+
+/** True when `error` is a Prisma request error with that code (P2002 unique, P2025 record not found). */
+export function isPrismaError(error: unknown, code: "P2002" | "P2025"): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === code;
+}
+
+export function accountNotFound(accountId: string): CommandError {
+  return new CommandError(`Account ${accountId} not found.`);
+}
+
+/** The account, or a CommandError naming the id. */
+export async function findAccountOrFail(db: Db, accountId: string): Promise<Account> {
+  const account = await db.account.findUnique({ where: { id: accountId } });
+  if (!account) throw accountNotFound(accountId);
+  return account;
+}
