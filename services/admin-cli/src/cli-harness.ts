@@ -1,0 +1,69 @@
+// Test support (imported only by *.test.ts): a migrated database of its own and an in-process CLI.
+import { createDatabase, type Database } from "@sms/db";
+import { createTestWorld, type TestWorld } from "@sms/testing";
+import { runCli } from "./cli";
+
+export interface CliRun {
+  code: number;
+  out: string[];
+  err: string[];
+  /** stdout joined, for --json output and single-line results. */
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliHarness {
+  world: TestWorld;
+  db: Database;
+  gatewayUrl: string;
+  run(...argv: string[]): Promise<CliRun>;
+  /** Runs with --json, expects exit code 0 and returns the parsed document. */
+  json<T = Record<string, unknown>>(...argv: string[]): Promise<T>;
+  /** Creates an account and returns its id. */
+  createAccount(name?: string, credits?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startCliHarness(): Promise<CliHarness> {
+  const world = await createTestWorld();
+  const db = createDatabase(world.databaseUrl, { poolSize: 10 });
+  const gatewayUrl = "http://127.0.0.1:3999";
+  const run = async (...argv: string[]): Promise<CliRun> => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(argv, {
+      db,
+      gatewayUrl,
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    });
+    return { code, out, err, stdout: out.join("\n"), stderr: err.join("\n") };
+  };
+  const json = async <T>(...argv: string[]): Promise<T> => {
+    const result = await run(...argv, "--json");
+    if (result.code !== 0) throw new Error(`${argv.join(" ")} exited ${result.code}: ${result.stderr}`);
+    return JSON.parse(result.stdout) as T;
+  };
+  return {
+    world,
+    db,
+    gatewayUrl,
+    run,
+    json,
+    async createAccount(name = "Acme", credits = 0) {
+      const { id } = await json<{ id: string }>(
+        "account",
+        "create",
+        "--name",
+        name,
+        "--credits",
+        String(credits),
+      );
+      return id;
+    },
+    async close() {
+      await db.close();
+      await world.destroy();
+    },
+  };
+}
