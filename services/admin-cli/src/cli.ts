@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { registerAccountCommands } from "./accounts.command";
 import { registerCreditCommands } from "./credits.command";
+import { registerDemoCommand } from "./demo.command";
 import { UserError } from "./errors";
 import { registerKeyCommands } from "./keys.command";
 import { registerLimitCommands } from "./limits.command";
@@ -29,6 +30,7 @@ export function buildProgram(io: CliIo): Command {
   registerSenderCommands(program, io);
   registerKeyCommands(program, io);
   registerLimitCommands(program, io);
+  registerDemoCommand(program, io);
   return program;
 }
 

@@ -1,0 +1,85 @@
+import { execFileSync } from "node:child_process";
+import { hashApiKey } from "@sms/auth";
+import { startCliHarness, type CliHarness } from "./cli-harness";
+
+let cli: CliHarness;
+beforeAll(async () => {
+  cli = await startCliHarness();
+});
+afterAll(async () => {
+  await cli.close();
+});
+
+/** What a shell passes to curl for `line`, with curl replaced by a function printing one argument per line. */
+function curlArguments(line: string): string[] {
+  const output = execFileSync("bash", ["-c", `curl() { printf '%s\\0' "$@"; }; ${line}`], {
+    encoding: "utf8",
+  });
+  return output.split("\0").slice(0, -1);
+}
+
+describe("demo", () => {
+  it("is idempotent: one account, one active demo-start key, the newest one", async () => {
+    const first = await cli.run("demo");
+    expect(first.code).toBe(0);
+    const second = await cli.json<{
+      account_id: string;
+      key: string;
+      key_id: string;
+      created_account: boolean;
+      balance: number;
+    }>("demo");
+    expect(second.created_account).toBe(false);
+    expect(second.balance).toBe(1000);
+
+    const accounts = await cli.db.prisma.account.findMany({ where: { name: "demo" } });
+    expect(accounts.map((a) => a.id)).toEqual([second.account_id]);
+    expect(accounts[0]?.balance).toBe(1000n);
+    const ledger = await cli.db.prisma.creditLedgerEntry.findMany({
+      where: { accountId: second.account_id },
+    });
+    expect(ledger).toEqual([expect.objectContaining({ delta: 1000n, balanceAfter: 1000n, reason: "topup" })]);
+    const senders = await cli.db.prisma.senderId.findMany({ where: { accountId: second.account_id } });
+    expect(senders.map((s) => s.value)).toEqual(["DEMO"]);
+
+    const firstKey = /^API key: (\S+)$/m.exec(first.stdout)?.[1] ?? "";
+    expect(firstKey).toMatch(/^sk_live_/);
+    const keys = await cli.db.prisma.apiKey.findMany({
+      where: { accountId: second.account_id, name: "demo-start" },
+    });
+    expect(keys).toHaveLength(2);
+    const active = keys.filter((k) => k.revokedAt === null);
+    expect(active.map((k) => k.hash)).toEqual([hashApiKey(second.key)]);
+    expect(keys.find((k) => k.hash === hashApiKey(firstKey))?.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it("prints a send line that works as printed and a status line", async () => {
+    const result = await cli.run("demo");
+    const key = /^API key: (\S+)$/m.exec(result.stdout)?.[1] ?? "";
+    const send = result.out.find((line) => line.startsWith("curl -sS -X POST")) ?? "";
+    expect(send).toBe(
+      `curl -sS -X POST ${cli.gatewayUrl}/v1/sms/send -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" ` +
+        `-d '{"to":"+14155550100","message":"Hello from the SMS platform","sender_id":"DEMO"}'`,
+    );
+    const args = curlArguments(send);
+    expect(args.slice(0, 4)).toEqual(["-sS", "-X", "POST", `${cli.gatewayUrl}/v1/sms/send`]);
+    expect(args).toContain(`Authorization: Bearer ${key}`);
+    expect(JSON.parse(args[args.indexOf("-d") + 1] ?? "")).toEqual({
+      to: "+14155550100",
+      message: "Hello from the SMS platform",
+      sender_id: "DEMO",
+    });
+    expect(result.out).toContain(
+      `curl -sS ${cli.gatewayUrl}/v1/sms/<message_id> -H "Authorization: Bearer ${key}"`,
+    );
+  });
+
+  it("creates one demo account even when started twice at once", async () => {
+    const before = await cli.db.prisma.account.count({ where: { name: "demo" } });
+    const runs = await Promise.all([cli.run("demo"), cli.run("demo"), cli.run("demo")]);
+    expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
+    expect(await cli.db.prisma.account.count({ where: { name: "demo" } })).toBe(Math.max(before, 1));
+    const active = await cli.db.prisma.apiKey.count({ where: { name: "demo-start", revokedAt: null } });
+    expect(active).toBe(1);
+  });
+});
