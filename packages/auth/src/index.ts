@@ -1,1 +1,2 @@
 export * from "./api-keys";
+export { createApiKeyDirectory, type ApiKeyDirectory, type AuthContext } from "./api-key-directory";

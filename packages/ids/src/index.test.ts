@@ -1,4 +1,4 @@
-import { isId, newId } from "./index";
+import { encodeUlid, isId, newId, ulid } from "./index";
 
 describe("ids", () => {
   it("makes prefixed, sortable ids that fit an SMPP message_id", () => {
@@ -12,5 +12,19 @@ describe("ids", () => {
     expect(isId("msg", newId("otp"))).toBe(false);
     expect(isId("msg", "msg_123")).toBe(false);
     expect(isId("msg", "msg_01ARZ3NDEKTSV4RRFFQ69G5FAV")).toBe(true);
+  });
+});
+
+describe("ulid", () => {
+  it("encodes the time in the first 10 characters, like the ULID spec", () => {
+    // 1469918176385 ms is "01ARYZ6S41" in the spec's example.
+    expect(encodeUlid(1469918176385, new Uint8Array(10)).slice(0, 10)).toBe("01ARYZ6S41");
+    expect(encodeUlid(1469918176385, new Uint8Array(10).fill(255))).toBe("01ARYZ6S41ZZZZZZZZZZZZZZZZ");
+  });
+
+  it("stays sortable within one millisecond", () => {
+    const same = Array.from({ length: 500 }, () => ulid(1700000000000));
+    expect([...same].sort()).toEqual(same);
+    expect(new Set(same).size).toBe(same.length);
   });
 });

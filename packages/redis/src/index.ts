@@ -15,7 +15,9 @@ export function createRedis(url: string, role: "command" | "queue" = "command", 
     maxRetriesPerRequest: role === "queue" ? null : 1,
     // Command connections sit on request paths: a command waits at most this long
     // (also while reconnecting), then fails so the caller can answer 503.
-    ...(role === "command" ? { commandTimeout: 1500 } : {}),
+    // Auto-pipelining sends the commands of concurrent requests issued in one tick as one
+    // write: at a few thousand requests/s, per-command socket writes were ~15% of the gateway's CPU.
+    ...(role === "command" ? { commandTimeout: 1500, enableAutoPipelining: true } : {}),
     connectTimeout: 2000,
     retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 6), 3000),
     // A replica promoted or a server still loading: reconnect instead of failing every command.

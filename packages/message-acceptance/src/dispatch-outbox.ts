@@ -1,0 +1,112 @@
+import type pg from "pg";
+import type { DispatchProducer } from "@sms/queues";
+import type { Logger } from "@sms/logger";
+
+export interface DispatchOutboxOptions {
+  /** Jobs per BullMQ addBulk call. @defaultValue 1000 */
+  chunkSize?: number;
+  /** A row older than this is taken by the relay (the fast path failed or died). @defaultValue 10000 */
+  staleAfterMs?: number;
+}
+
+/**
+ * Moves committed, queued messages onto sms.dispatch. The fast path enqueues
+ * right after the commit and deletes the outbox rows; anything it could not
+ * enqueue (Redis down, a crash in between) stays in dispatch_outbox and the
+ * relay re-enqueues it. A message enqueued twice is harmless: the job id is the
+ * message id and the dispatcher only submits segments not yet submitted.
+ */
+export class DispatchOutbox {
+  private readonly buffer: string[] = [];
+  private draining: Promise<void> | null = null;
+  private relayTimer: NodeJS.Timeout | null = null;
+  private readonly chunkSize: number;
+  private readonly staleAfterMs: number;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly producer: DispatchProducer,
+    private readonly logger: Logger,
+    options: DispatchOutboxOptions = {},
+  ) {
+    this.chunkSize = options.chunkSize ?? 1000;
+    this.staleAfterMs = options.staleAfterMs ?? 10_000;
+  }
+
+  /** Fast path: enqueue these committed message ids soon, in bulk. */
+  handOff(messageIds: string[]): void {
+    for (const id of messageIds) this.buffer.push(id);
+    this.draining ??= this.drain().finally(() => {
+      this.draining = null;
+    });
+  }
+
+  /** Resolves when everything handed off so far has been tried. */
+  async settle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const ids = this.buffer.splice(0, this.chunkSize);
+      try {
+        await this.producer.enqueue(ids);
+        await this.pool.query("DELETE FROM dispatch_outbox WHERE message_id = ANY($1::text[])", [ids]);
+      } catch (error) {
+        // Left in dispatch_outbox: the relay enqueues them once Redis/PostgreSQL answer again.
+        this.logger.warn("dispatch hand-off failed; the outbox relay will retry", { count: ids.length, error: String(error) });
+      }
+    }
+  }
+
+  /** Enqueues outbox rows older than the stale age; returns how many. Safe to run on every replica. */
+  async relayStale(limit = 1000): Promise<number> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      // SKIP LOCKED: replicas running the relay at the same time take disjoint rows.
+      const { rows } = await client.query<{ message_id: string }>(
+        `SELECT message_id FROM dispatch_outbox WHERE created_at < now() - make_interval(secs => $1::double precision / 1000)
+         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [this.staleAfterMs, limit],
+      );
+      const ids = rows.map((row) => row.message_id);
+      if (ids.length > 0) {
+        for (let i = 0; i < ids.length; i += this.chunkSize) await this.producer.enqueue(ids.slice(i, i + this.chunkSize));
+        await client.query("DELETE FROM dispatch_outbox WHERE message_id = ANY($1::text[])", [ids]);
+      }
+      await client.query("COMMIT");
+      return ids.length;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Runs the relay every `intervalMs` until stop(). */
+  startRelay(intervalMs = 5000): void {
+    const tick = async () => {
+      try {
+        let moved = 0;
+        let total = 0;
+        do {
+          moved = await this.relayStale();
+          total += moved;
+        } while (moved > 0 && this.relayTimer);
+        if (total) this.logger.info("dispatch outbox relayed messages", { count: total });
+      } catch (error) {
+        this.logger.warn("dispatch outbox relay failed; will retry", { error: String(error) });
+      }
+      if (this.relayTimer) this.relayTimer = setTimeout(tick, intervalMs);
+    };
+    this.relayTimer = setTimeout(tick, intervalMs);
+  }
+
+  async stop(): Promise<void> {
+    if (this.relayTimer) clearTimeout(this.relayTimer);
+    this.relayTimer = null;
+    await this.settle();
+  }
+}

@@ -1,0 +1,130 @@
+import type pg from "pg";
+import { ApiError } from "@sms/errors";
+import type { PreparedMessage } from "./prepare";
+import { lockBalances, writeFlush, type BatchRow } from "./persist.sql";
+
+/** One acceptance: its messages are charged and stored all together or not at all. */
+export interface CommitItem {
+  accountId: string;
+  messages: PreparedMessage[];
+  batch?: BatchRow;
+}
+
+export interface GroupCommitterOptions {
+  /** Messages per transaction before a flush is cut; one item is never split. @defaultValue 5000 */
+  maxMessagesPerFlush?: number;
+  /** Transactions in flight at once. @defaultValue 2 */
+  maxConcurrentFlushes?: number;
+  /** Called after each commit with the ids that became queued. */
+  onQueued?: (messageIds: string[]) => void;
+}
+
+interface Pending {
+  item: CommitItem;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit for acceptances. A per-request UPDATE of an account's balance row
+ * would serialize every send of that account behind one row lock; instead, the
+ * acceptances that arrive while a transaction runs are charged together in the
+ * next one: one row lock, one balance write and one multi-row insert per table.
+ * Each item is still all-or-none and sees the balance left by those before it.
+ */
+export class GroupCommitter {
+  private readonly queue: Pending[] = [];
+  private inFlight = 0;
+  private readonly maxMessages: number;
+  private readonly maxFlushes: number;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: GroupCommitterOptions = {},
+  ) {
+    this.maxMessages = options.maxMessagesPerFlush ?? 5000;
+    this.maxFlushes = options.maxConcurrentFlushes ?? 2;
+  }
+
+  /** Resolves once the item is durably committed; rejects with INSUFFICIENT_CREDITS or the database error. */
+  commit(item: CommitItem): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    while (this.inFlight < this.maxFlushes && this.queue.length > 0) {
+      const taken: Pending[] = [];
+      let count = 0;
+      while (this.queue.length > 0) {
+        const next = this.queue[0]!;
+        if (taken.length > 0 && count + next.item.messages.length > this.maxMessages) break;
+        taken.push(this.queue.shift()!);
+        count += next.item.messages.length;
+      }
+      this.inFlight++;
+      void this.flush(taken).finally(() => {
+        this.inFlight--;
+        this.schedule();
+      });
+    }
+  }
+
+  private async flush(pending: Pending[]): Promise<void> {
+    let client: pg.PoolClient | undefined;
+    const outcomes = new Map<Pending, ApiError | null>();
+    const queuedIds: string[] = [];
+    try {
+      client = await this.pool.connect();
+      await client.query("BEGIN");
+      const balances = await lockBalances(client, [...new Set(pending.map((p) => p.item.accountId))]);
+      const changed = new Map<string, bigint>();
+      const accepted: PreparedMessage[] = [];
+      const balancesAfter: bigint[] = [];
+      const batches: BatchRow[] = [];
+      for (const entry of pending) {
+        const { item } = entry;
+        const balance = balances.get(item.accountId);
+        const needed = BigInt(item.messages.reduce((sum, m) => sum + m.credits, 0));
+        if (balance === undefined) {
+          outcomes.set(entry, new ApiError("FORBIDDEN", "The account is not active."));
+          continue;
+        }
+        if (balance < needed) {
+          outcomes.set(
+            entry,
+            new ApiError("INSUFFICIENT_CREDITS", `This needs ${needed} credits and the balance is ${balance}; add credits and retry.`),
+          );
+          continue;
+        }
+        let running = balance;
+        for (const message of item.messages) {
+          running -= BigInt(message.credits);
+          balancesAfter.push(running);
+          accepted.push(message);
+          if (message.status === "queued") queuedIds.push(message.id);
+        }
+        balances.set(item.accountId, running);
+        changed.set(item.accountId, running);
+        if (item.batch) batches.push(item.batch);
+        outcomes.set(entry, null);
+      }
+      if (accepted.length) await writeFlush(client, { messages: accepted, balancesAfter, batches, balances: changed });
+      await client.query("COMMIT");
+    } catch (error) {
+      await client?.query("ROLLBACK").catch(() => undefined);
+      client?.release(true);
+      for (const entry of pending) entry.reject(error);
+      return;
+    }
+    client.release();
+    for (const entry of pending) {
+      const outcome = outcomes.get(entry);
+      if (outcome) entry.reject(outcome);
+      else entry.resolve();
+    }
+    if (queuedIds.length) this.options.onQueued?.(queuedIds);
+  }
+}

@@ -1,0 +1,65 @@
+import express from "express";
+import type { ApiKeyDirectory } from "@sms/auth";
+import type { PrismaClient } from "@sms/db";
+import type { Logger } from "@sms/logger";
+import type { MessageAcceptor } from "@sms/message-acceptance";
+import { rateLimitMiddleware, type RateLimiter } from "@sms/rate-limit";
+import type { GatewayConfig } from "./config";
+import { healthRoutes, type ReadinessCheck } from "./health";
+import { authenticate, authOf } from "./http/auth";
+import { errorHandler, notFound } from "./http/errors";
+import { idempotency } from "./http/idempotency";
+import { jsonBody } from "./http/json-body";
+import { assignRequestId } from "./http/request-id";
+import { buildOpenApiDocument } from "./openapi";
+import { accountRoutes } from "./routes/account.route";
+import { docsRoutes } from "./routes/docs.route";
+import { messageRoutes } from "./routes/messages.route";
+import { messagesCostOf } from "./routes/message-cost";
+import { sendRoutes } from "./routes/send.route";
+
+export interface GatewayDeps {
+  config: Pick<GatewayConfig, "BODY_LIMIT_BYTES" | "IDEMPOTENCY_TTL_HOURS" | "MAX_SEGMENTS" | "DOCS_ENABLED" | "TRUST_PROXY_HOPS">;
+  logger: Logger;
+  prisma: PrismaClient;
+  directory: ApiKeyDirectory;
+  limiter: RateLimiter;
+  acceptor: MessageAcceptor;
+  readiness: Record<string, ReadinessCheck>;
+  isShuttingDown: () => boolean;
+}
+
+/**
+ * The gateway's Express app. Order matters: request id → health/docs (open) →
+ * authentication → body → rate limit (one Redis call: requests and the day's
+ * message quota) → idempotency → routes → errors.
+ */
+export function buildApp(deps: GatewayDeps): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("trust proxy", deps.config.TRUST_PROXY_HOPS);
+  app.set("query parser", "simple");
+  app.use(assignRequestId);
+  app.use(healthRoutes(deps.readiness, deps.isShuttingDown));
+  app.use(docsRoutes(buildOpenApiDocument(), deps.config.DOCS_ENABLED));
+  app.use(authenticate(deps.directory));
+  app.use(jsonBody(deps.config.BODY_LIMIT_BYTES));
+  app.use(
+    rateLimitMiddleware({
+      limiter: deps.limiter,
+      limitsFor: (req, res) => {
+        const { account } = authOf(res);
+        return { accountId: account.id, requestsPerSecond: account.requestsPerSecond, dailyQuota: account.dailyQuota, messages: messagesCostOf(req) };
+      },
+      messagesUsed: (res) => (res.locals.idempotentReplay ? 0 : Number(res.locals.messagesAccepted ?? 0)),
+    }),
+  );
+  app.use(idempotency(deps.prisma, deps.config.IDEMPOTENCY_TTL_HOURS));
+  app.use(sendRoutes(deps.acceptor));
+  app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));
+  app.use(messageRoutes(deps.prisma));
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,33 @@
+import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
+
+const GatewaySettings = z.object({
+  ...commonSettings,
+  /** HTTP port of the API. */
+  PORT: envInt(3000, 0, 65535),
+  /** Address to listen on. */
+  HOST: z.string().default("0.0.0.0"),
+  /** Largest request body in bytes (DESIGN §3: 1 MiB). */
+  BODY_LIMIT_BYTES: envInt(1024 * 1024, 1024, 64 * 1024 * 1024),
+  /** Most segments one message may have (DESIGN §3). */
+  MAX_SEGMENTS: envInt(10, 1, 255),
+  /** Credits charged per segment (DESIGN §4). */
+  CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
+  /** Seconds an authenticated key (and its account's senders/limits) is cached; revocation takes effect within it. */
+  AUTH_CACHE_SECONDS: envInt(5, 0, 300),
+  /** Hours an Idempotency-Key is remembered (DESIGN §3: 24 h). */
+  IDEMPOTENCY_TTL_HOURS: envInt(24, 1, 24 * 30),
+  /** Milliseconds between runs of the dispatch outbox relay. */
+  OUTBOX_RELAY_INTERVAL_MS: envInt(5000, 100, 600000),
+  /** Age in ms after which an outbox row is re-enqueued by the relay. */
+  OUTBOX_STALE_AFTER_MS: envInt(10000, 100, 3600000),
+  /** Serve /docs (the rendered OpenAPI document). */
+  DOCS_ENABLED: envBoolean(true),
+  /** Trust X-Forwarded-* from this many proxies (for client IPs in logs). */
+  TRUST_PROXY_HOPS: envInt(0, 0, 10),
+});
+
+export type GatewayConfig = z.infer<typeof GatewaySettings>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(GatewaySettings, env);
+}

@@ -1,0 +1,57 @@
+import { createApiKeyDirectory } from "@sms/auth";
+import { createDatabase } from "@sms/db";
+import type { Logger } from "@sms/logger";
+import { createAcceptance } from "@sms/message-acceptance";
+import { createDispatchProducer } from "@sms/queues";
+import { createRateLimiter } from "@sms/rate-limit";
+import { createRedis } from "@sms/redis";
+import type { GatewayDeps } from "./app";
+import type { GatewayConfig } from "./config";
+
+export interface RunningDeps extends GatewayDeps {
+  /** Stops the relay, flushes hand-offs, then closes queues, Redis and the database, in that order. */
+  close(): Promise<void>;
+  startBackground(): void;
+}
+
+/** Connects everything the gateway needs. */
+export function createGatewayDeps(config: GatewayConfig, logger: Logger): RunningDeps {
+  const database = createDatabase(config.DATABASE_URL, { poolSize: config.DATABASE_POOL_SIZE, applicationName: "api-gateway" });
+  const redis = createRedis(config.REDIS_URL, "command");
+  const queueConnection = createRedis(config.REDIS_URL, "queue");
+  const producer = createDispatchProducer({ connection: queueConnection, prefix: config.REDIS_PREFIX });
+  const acceptance = createAcceptance({
+    pool: database.pool,
+    producer,
+    logger,
+    options: {
+      maxSegments: config.MAX_SEGMENTS,
+      creditsPerSegment: config.CREDITS_PER_SEGMENT,
+      outbox: { staleAfterMs: config.OUTBOX_STALE_AFTER_MS },
+    },
+  });
+  let shuttingDown = false;
+  return {
+    config,
+    logger,
+    prisma: database.prisma,
+    directory: createApiKeyDirectory(database.prisma, { cacheSeconds: config.AUTH_CACHE_SECONDS }),
+    limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
+    acceptor: acceptance.acceptor,
+    readiness: {
+      postgres: async () => void (await database.pool.query("SELECT 1")),
+      redis: async () => void (await redis.ping()),
+    },
+    isShuttingDown: () => shuttingDown,
+    startBackground: () => acceptance.outbox.startRelay(config.OUTBOX_RELAY_INTERVAL_MS),
+    async close() {
+      shuttingDown = true;
+      await acceptance.close();
+      await producer.close().catch(() => undefined);
+      // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
+      queueConnection.disconnect();
+      redis.disconnect();
+      await database.close();
+    },
+  };
+}

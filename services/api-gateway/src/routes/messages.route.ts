@@ -1,0 +1,53 @@
+import { Router } from "express";
+import type { Prisma, PrismaClient } from "@sms/db";
+import { ApiError } from "@sms/errors";
+import { normalizePhone } from "@sms/message-acceptance";
+import { authOf, requirePermission } from "../http/auth";
+import { parseOrThrow } from "../http/validate";
+import { MessageIdParam } from "../schemas/common";
+import { ListMessagesQuery } from "../schemas/sms";
+import { cancelScheduledMessage } from "./cancel";
+import { decodeCursor, encodeCursor } from "./cursor";
+import { toMessageView, toStatusChange } from "./views";
+
+const notFound = () => new ApiError("NOT_FOUND", "No message with this id exists for this account.");
+
+/** GET /v1/sms, GET /v1/sms/{id}, POST /v1/sms/{id}/cancel. Every query is scoped to the caller's account. */
+export function messageRoutes(prisma: PrismaClient): Router {
+  const router = Router();
+
+  router.get("/v1/sms", requirePermission("sms:read"), async (req, res) => {
+    const query = parseOrThrow(ListMessagesQuery, req.query);
+    const where: Prisma.MessageWhereInput = { accountId: authOf(res).account.id };
+    if (query.status) where.status = query.status;
+    if (query.to) where.to = normalizePhone(query.to, "to");
+    if (query.batch_id) where.batchId = query.batch_id;
+    if (query.from || query.until) where.createdAt = { ...(query.from && { gte: new Date(query.from) }), ...(query.until && { lt: new Date(query.until) }) };
+    if (query.cursor) {
+      const cursor = decodeCursor(query.cursor);
+      where.OR = [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }];
+    }
+    const rows = await prisma.message.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: query.limit + 1 });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    res.json({ data: page.map(toMessageView), next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null });
+  });
+
+  router.get("/v1/sms/:message_id", requirePermission("sms:read"), async (req, res) => {
+    const { message_id } = parseOrThrow(MessageIdParam, req.params);
+    const message = await prisma.message.findFirst({
+      where: { id: message_id, accountId: authOf(res).account.id },
+      include: { events: { orderBy: { sequence: "asc" } } },
+    });
+    if (!message) throw notFound();
+    res.json({ ...toMessageView(message), history: message.events.map(toStatusChange) });
+  });
+
+  router.post("/v1/sms/:message_id/cancel", requirePermission("sms:send"), async (req, res) => {
+    const { message_id } = parseOrThrow(MessageIdParam, req.params);
+    const message = await cancelScheduledMessage(prisma, authOf(res).account.id, message_id);
+    res.json(toMessageView(message));
+  });
+
+  return router;
+}

@@ -1,0 +1,49 @@
+import { Router } from "express";
+import type { MessageAcceptor } from "@sms/message-acceptance";
+import { authOf, requirePermission } from "../http/auth";
+import { parseOrThrow } from "../http/validate";
+import { BulkSmsRequest, SendSmsRequest } from "../schemas/sms";
+
+/** POST /v1/sms/send and POST /v1/sms/bulk. */
+export function sendRoutes(acceptor: MessageAcceptor): Router {
+  const router = Router();
+
+  router.post("/v1/sms/send", requirePermission("sms:send"), async (req, res) => {
+    const body = parseOrThrow(SendSmsRequest, req.body);
+    const auth = authOf(res);
+    const message = await acceptor.acceptOne(
+      { id: auth.account.id, senderIds: auth.senderIds },
+      { to: body.to, message: body.message, senderId: body.sender_id, scheduledAt: body.scheduled_at },
+    );
+    res.locals.messagesAccepted = 1;
+    res.status(202).json({
+      message_id: message.id,
+      status: message.status,
+      to: message.to,
+      sender_id: message.senderId,
+      segments: message.segments,
+      encoding: message.encoding === "GSM7" ? "GSM-7" : "UCS-2",
+      scheduled_at: message.scheduledAt?.toISOString() ?? null,
+      created_at: message.createdAt.toISOString(),
+    });
+  });
+
+  router.post("/v1/sms/bulk", requirePermission("sms:send"), async (req, res) => {
+    const body = parseOrThrow(BulkSmsRequest, req.body);
+    const auth = authOf(res);
+    const result = await acceptor.acceptBulk(
+      { id: auth.account.id, senderIds: auth.senderIds },
+      { senderId: body.sender_id, items: body.messages, maxItems: auth.account.maxBatchSize },
+    );
+    res.locals.messagesAccepted = result.accepted.length;
+    res.status(202).json({
+      batch_id: result.batchId,
+      accepted: result.accepted.length,
+      rejected: result.errors.length,
+      messages: result.accepted,
+      errors: result.errors,
+    });
+  });
+
+  return router;
+}

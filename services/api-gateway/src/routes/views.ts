@@ -1,0 +1,38 @@
+import type { Message, MessageEvent } from "@sms/db";
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** The public shape of a stored message (never the raw database row). */
+export function toMessageView(message: Message) {
+  return {
+    message_id: message.id,
+    status: message.status,
+    to: message.to,
+    sender_id: message.senderId,
+    message: message.body,
+    segments: message.segmentCount,
+    encoding: message.encoding === "GSM7" ? ("GSM-7" as const) : ("UCS-2" as const),
+    credits: message.creditsCharged,
+    source: message.source,
+    batch_id: message.batchId,
+    scheduled_at: iso(message.scheduledAt),
+    created_at: message.createdAt.toISOString(),
+    updated_at: message.updatedAt.toISOString(),
+    sent_at: iso(message.sentAt),
+    delivered_at: iso(message.deliveredAt),
+    failed_at: iso(message.failedAt),
+    canceled_at: iso(message.canceledAt),
+    error_code: message.errorCode,
+    error_message: message.errorMessage,
+  };
+}
+
+export function toStatusChange(event: MessageEvent) {
+  return {
+    status: event.status,
+    previous_status: event.previousStatus,
+    sequence: event.sequence,
+    at: event.occurredAt.toISOString(),
+    error_code: event.errorCode,
+  };
+}

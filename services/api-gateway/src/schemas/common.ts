@@ -1,0 +1,18 @@
+import { z } from "zod";
+
+export const ErrorResponse = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ example: "INVALID_PHONE" }),
+      message: z.string(),
+      field: z.string().optional(),
+      details: z.array(z.object({ field: z.string(), code: z.string(), message: z.string() })).optional(),
+      request_id: z.string().meta({ example: "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y" }),
+    }),
+  })
+  .meta({ id: "Error" });
+
+export const MessageStatus = z.enum(["scheduled", "queued", "sent", "delivered", "failed", "canceled"]).meta({ id: "MessageStatus" });
+export const Encoding = z.enum(["GSM-7", "UCS-2"]).meta({ id: "Encoding" });
+
+export const MessageIdParam = z.object({ message_id: z.string().meta({ example: "msg_01JD6Z8Q4G2M0F3T6S8V9W0X1Y" }) });

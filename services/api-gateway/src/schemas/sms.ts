@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { Encoding, MessageStatus } from "./common";
+
+const phone = z.string().max(32).meta({ description: "E.164 number with a leading +", example: "+14155550100" });
+const text = z.string().max(20000).meta({ description: "The text; long texts are sent as concatenated segments", example: "Your order has shipped" });
+const senderId = z.string().min(1).max(16).meta({ description: "An authorized sender id", example: "ACME" });
+
+export const SendSmsRequest = z
+  .strictObject({
+    to: phone,
+    message: text,
+    sender_id: senderId,
+    scheduled_at: z.string().max(40).nullish().meta({ description: "ISO 8601 UTC time to send at; omit to send now", example: "2030-01-31T09:30:00Z" }),
+  })
+  .meta({ id: "SendSmsRequest" });
+export type SendSmsRequest = z.infer<typeof SendSmsRequest>;
+
+export const SendSmsResponse = z
+  .object({
+    message_id: z.string(),
+    status: z.enum(["queued", "scheduled"]),
+    to: z.string(),
+    sender_id: z.string(),
+    segments: z.number().int(),
+    encoding: Encoding,
+    scheduled_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .meta({ id: "SendSmsResponse" });
+
+export const BulkSmsRequest = z
+  .strictObject({
+    sender_id: senderId,
+    messages: z.array(z.strictObject({ to: z.string().max(32), message: text })).min(1).meta({ description: "1 to the account's limit (10,000 by default)" }),
+  })
+  .meta({ id: "BulkSmsRequest" });
+export type BulkSmsRequest = z.infer<typeof BulkSmsRequest>;
+
+export const BulkSmsResponse = z
+  .object({
+    batch_id: z.string(),
+    accepted: z.number().int(),
+    rejected: z.number().int(),
+    messages: z.array(z.object({ index: z.number().int(), message_id: z.string(), to: z.string(), status: z.literal("queued"), segments: z.number().int() })),
+    errors: z.array(z.object({ index: z.number().int(), to: z.unknown(), error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }) })),
+  })
+  .meta({ id: "BulkSmsResponse" });
+
+export const StatusChange = z
+  .object({ status: MessageStatus, previous_status: MessageStatus.nullable(), sequence: z.number().int(), at: z.string(), error_code: z.string().nullable() })
+  .meta({ id: "StatusChange" });
+
+export const MessageView = z
+  .object({
+    message_id: z.string(),
+    status: MessageStatus,
+    to: z.string(),
+    sender_id: z.string(),
+    message: z.string(),
+    segments: z.number().int(),
+    encoding: Encoding,
+    credits: z.number().int(),
+    source: z.enum(["api", "smpp", "otp"]),
+    batch_id: z.string().nullable(),
+    scheduled_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    sent_at: z.string().nullable(),
+    delivered_at: z.string().nullable(),
+    failed_at: z.string().nullable(),
+    canceled_at: z.string().nullable(),
+    error_code: z.string().nullable(),
+    error_message: z.string().nullable(),
+  })
+  .meta({ id: "Message" });
+
+export const MessageWithHistory = MessageView.extend({ history: z.array(StatusChange) }).meta({ id: "MessageWithHistory" });
+
+export const ListMessagesQuery = z.strictObject({
+  status: MessageStatus.optional(),
+  to: z.string().max(32).optional(),
+  batch_id: z.string().max(40).optional(),
+  from: z.iso.datetime({ offset: true }).optional().meta({ description: "Created at or after (ISO 8601)" }),
+  until: z.iso.datetime({ offset: true }).optional().meta({ description: "Created before (ISO 8601)" }),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional().meta({ description: "next_cursor of the previous page" }),
+});
+export type ListMessagesQuery = z.infer<typeof ListMessagesQuery>;
+
+export const MessageList = z.object({ data: z.array(MessageView), next_cursor: z.string().nullable() }).meta({ id: "MessageList" });
+
+export const BatchView = z
+  .object({
+    batch_id: z.string(),
+    sender_id: z.string(),
+    total: z.number().int(),
+    accepted: z.number().int(),
+    rejected: z.number().int(),
+    created_at: z.string(),
+    counts: z.record(MessageStatus, z.number().int()),
+  })
+  .meta({ id: "Batch" });
+
+export const AccountView = z
+  .object({
+    account_id: z.string(),
+    name: z.string(),
+    status: z.enum(["active", "suspended"]),
+    balance: z.number().int(),
+    limits: z.object({
+      requests_per_second: z.number().int(),
+      messages_per_second: z.number().int(),
+      daily_quota: z.number().int(),
+      max_batch_size: z.number().int(),
+      max_segments: z.number().int(),
+    }),
+    sender_ids: z.array(z.string()),
+  })
+  .meta({ id: "Account" });
