@@ -1,0 +1,80 @@
+import { expectError, startTestGateway, type TestGateway } from "./harness";
+
+describe("authentication and permissions", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+  });
+  afterAll(() => gw.stop());
+
+  it.each([
+    ["no header", undefined],
+    ["a malformed key", "Bearer not-a-key"],
+    ["an unknown well-formed key", `Bearer sk_live_${"A".repeat(43)}`],
+    ["a Basic header", "Basic dXNlcjpwYXNz"],
+  ])("answers 401 UNAUTHORIZED for %s", async (_, authorization) => {
+    const headers: Record<string, string> = authorization ? { authorization } : {};
+    expectError(await gw.request("GET", "/v1/account", { headers }), 401, "UNAUTHORIZED");
+  });
+
+  it("answers 401 for a revoked key", async () => {
+    const account = await gw.createAccount();
+    expect((await gw.request("GET", "/v1/account", { key: account.key })).status).toBe(200);
+    await gw.db.prisma.apiKey.update({ where: { id: account.keyId }, data: { revokedAt: new Date() } });
+    expectError(await gw.request("GET", "/v1/account", { key: account.key }), 401, "UNAUTHORIZED");
+  });
+
+  it("answers 403 FORBIDDEN for a key without the permission, and for a suspended account", async () => {
+    const readOnly = await gw.createAccount({ permissions: ["sms:read"] });
+    expectError(
+      await gw.request("POST", "/v1/sms/send", { key: readOnly.key, body: { to: "+14155550100", message: "x", sender_id: "ACME" } }),
+      403,
+      "FORBIDDEN",
+    );
+    expectError(await gw.request("GET", "/v1/account", { key: readOnly.key }), 403, "FORBIDDEN");
+    expect((await gw.request("GET", "/v1/sms", { key: readOnly.key })).status).toBe(200);
+    const suspended = await gw.createAccount();
+    await gw.db.prisma.account.update({ where: { id: suspended.accountId }, data: { status: "suspended" } });
+    expectError(await gw.request("GET", "/v1/sms", { key: suspended.key }), 403, "FORBIDDEN");
+  });
+
+  it("records last_used_at of a key", async () => {
+    const account = await gw.createAccount();
+    await gw.request("GET", "/v1/account", { key: account.key });
+    const deadline = Date.now() + 5000;
+    let key = await gw.db.prisma.apiKey.findUniqueOrThrow({ where: { id: account.keyId } });
+    while (!key.lastUsedAt && Date.now() < deadline) key = await gw.db.prisma.apiKey.findUniqueOrThrow({ where: { id: account.keyId } });
+    expect(key.lastUsedAt).toBeInstanceOf(Date);
+  });
+
+  it("answers 404 NOT_FOUND in the documented shape for an unknown endpoint", async () => {
+    const account = await gw.createAccount();
+    expectError(await gw.request("GET", "/v1/nothing-here", { key: account.key }), 404, "NOT_FOUND");
+  });
+});
+
+describe("health and docs", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+  });
+  afterAll(() => gw.stop());
+
+  it("serves /healthz and /readyz without a key", async () => {
+    expect((await gw.request("GET", "/healthz")).status).toBe(200);
+    const ready = await gw.request("GET", "/readyz");
+    expect(ready.body).toEqual({ status: "ready", checks: { postgres: "ok", redis: "ok" } });
+  });
+
+  it("serves an OpenAPI 3.1 document with every endpoint, and the docs page", async () => {
+    const { status, body } = await gw.request("GET", "/openapi.json");
+    expect(status).toBe(200);
+    expect(body.openapi).toBe("3.1.0");
+    expect(Object.keys(body.paths).sort()).toEqual(["/v1/account", "/v1/sms", "/v1/sms/bulk", "/v1/sms/bulk/{batch_id}", "/v1/sms/send", "/v1/sms/{message_id}", "/v1/sms/{message_id}/cancel"]);
+    expect(body.components.schemas.SendSmsRequest.required.sort()).toEqual(["message", "sender_id", "to"]);
+    const page = await fetch(`${gw.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("swagger-ui-bundle.js");
+    expect((await fetch(`${gw.url}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
+  });
+});
