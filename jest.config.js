@@ -5,7 +5,9 @@ module.exports = {
   roots: ["<rootDir>/packages", "<rootDir>/services"],
   testMatch: ["**/*.test.ts"],
   moduleFileExtensions: ["ts", "js", "mjs", "cjs", "json"],
-  transform: { "^.+\\.(t|j|mj)s$": ["@swc/jest", { jsc: { target: "es2022" }, module: { type: "commonjs" } }] },
+  transform: {
+    "^.+\\.(t|j|mj)s$": ["@swc/jest", { jsc: { target: "es2022" }, module: { type: "commonjs" } }],
+  },
   transformIgnorePatterns: [],
   // The generated Prisma client imports its siblings as "./x.js"; the sources are ./x.ts.
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },

@@ -18,18 +18,27 @@ const runtimeAssets = readdirSync(path.join(root, "packages"), { withFileTypes: 
   .filter((d) => d.isDirectory())
   .flatMap((d) => {
     const src = path.join(root, "packages", d.name, "src");
-    return existsSync(src) ? readdirSync(src).filter((f) => f.endsWith(".lua")).map((f) => path.join(src, f)) : [];
+    return existsSync(src)
+      ? readdirSync(src)
+          .filter((f) => f.endsWith(".lua"))
+          .map((f) => path.join(src, f))
+      : [];
   });
 
 const entries = [];
 for (const name of readdirSync(path.join(root, "services"))) {
   const main = path.join(root, "services", name, "src", "main.ts");
-  if (existsSync(main)) entries.push({ entry: main, outdir: path.join(root, "services", name, "dist"), outfile: "main.js" });
+  if (existsSync(main))
+    entries.push({ entry: main, outdir: path.join(root, "services", name, "dist"), outfile: "main.js" });
 }
 const benchDir = path.join(root, "bench");
 if (existsSync(benchDir)) {
   for (const file of readdirSync(benchDir).filter((f) => f.endsWith(".bench.ts"))) {
-    entries.push({ entry: path.join(benchDir, file), outdir: path.join(benchDir, "dist"), outfile: file.replace(/\.ts$/, ".js") });
+    entries.push({
+      entry: path.join(benchDir, file),
+      outdir: path.join(benchDir, "dist"),
+      outfile: file.replace(/\.ts$/, ".js"),
+    });
   }
 }
 

@@ -31,7 +31,10 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
  * stops working within that time. last_used_at is written at most once a minute per key.
  * @param options.cacheSeconds @defaultValue 5
  */
-export function createApiKeyDirectory(prisma: PrismaClient, options: { cacheSeconds?: number } = {}): ApiKeyDirectory {
+export function createApiKeyDirectory(
+  prisma: PrismaClient,
+  options: { cacheSeconds?: number } = {},
+): ApiKeyDirectory {
   const ttlMs = (options.cacheSeconds ?? 5) * 1000;
   const cache = new Map<string, { context: AuthContext | null; expiresAt: number }>();
   const lastUsedWrites = new Map<string, number>();
@@ -64,7 +67,9 @@ export function createApiKeyDirectory(prisma: PrismaClient, options: { cacheSeco
     if ((lastUsedWrites.get(keyId) ?? 0) > now - LAST_USED_WRITE_INTERVAL_MS) return;
     lastUsedWrites.set(keyId, now);
     if (lastUsedWrites.size > MAX_CACHED) lastUsedWrites.delete(lastUsedWrites.keys().next().value!);
-    prisma.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } }).catch(() => lastUsedWrites.delete(keyId));
+    prisma.apiKey
+      .update({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } })
+      .catch(() => lastUsedWrites.delete(keyId));
   }
 
   return {

@@ -16,7 +16,10 @@ export interface Database {
  * Builds the one Prisma client of a process (and its pg pool).
  * @param options.poolSize connections; @defaultValue 10
  */
-export function createDatabase(url: string, options: { poolSize?: number; applicationName?: string } = {}): Database {
+export function createDatabase(
+  url: string,
+  options: { poolSize?: number; applicationName?: string } = {},
+): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,

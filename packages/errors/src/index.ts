@@ -74,7 +74,14 @@ export function isDependencyOutage(error: unknown): boolean {
   if (!error || typeof error !== "object") return false;
   const { code, name, message } = error as { code?: unknown; name?: unknown; message?: unknown };
   const text = `${String(name)} ${String(message)}`;
-  if (typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|57P01|57P02|57P03|08\w{3}|53300|P1001|P1002|P1017|P2024)$/.test(code))
+  if (
+    typeof code === "string" &&
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|57P01|57P02|57P03|08\w{3}|53300|P1001|P1002|P1017|P2024)$/.test(
+      code,
+    )
+  )
     return true;
-  return /Connection is closed|ECONNREFUSED|MaxRetriesPerRequestError|Stream isn't writeable|enableOfflineQueue|Connection terminated|timeout exceeded when trying to connect|DatabaseNotReachable|Can't reach database/i.test(text);
+  return /Connection is closed|ECONNREFUSED|MaxRetriesPerRequestError|Stream isn't writeable|enableOfflineQueue|Connection terminated|timeout exceeded when trying to connect|DatabaseNotReachable|Can't reach database/i.test(
+    text,
+  );
 }

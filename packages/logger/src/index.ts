@@ -15,7 +15,11 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "
   return winston.createLogger({
     level,
     defaultMeta: { service },
-    format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
+    format: winston.format.combine(
+      winston.format.timestamp(),
+      winston.format.errors({ stack: true }),
+      winston.format.json(),
+    ),
     transports: [new winston.transports.Console({ silent: process.env.LOG_SILENT === "true" })],
   });
 }

@@ -1,7 +1,15 @@
 import { ApiError, type ErrorCode, type FieldError } from "@sms/errors";
 import { newId } from "@sms/ids";
 import type { GroupCommitter } from "./group-committer";
-import { assertSenderAuthorized, prepareMessage, type AcceptingAccount, type MessageDraft, type MessageSource, type PrepareOptions, type PreparedMessage } from "./prepare";
+import {
+  assertSenderAuthorized,
+  prepareMessage,
+  type AcceptingAccount,
+  type MessageDraft,
+  type MessageSource,
+  type PrepareOptions,
+  type PreparedMessage,
+} from "./prepare";
 
 export interface BulkItemResult {
   index: number;
@@ -32,7 +40,11 @@ export class MessageAcceptor {
   ) {}
 
   /** Validates, charges and stores one message; it is queued or scheduled when this resolves. */
-  async acceptOne(account: AcceptingAccount, draft: MessageDraft, source: MessageSource = "api"): Promise<PreparedMessage> {
+  async acceptOne(
+    account: AcceptingAccount,
+    draft: MessageDraft,
+    source: MessageSource = "api",
+  ): Promise<PreparedMessage> {
     assertSenderAuthorized(account, draft.senderId);
     const message = prepareMessage(account, draft, { source, batchId: null, now: new Date() }, this.options);
     await this.committer.commit({ accountId: account.id, messages: [message] });
@@ -48,9 +60,13 @@ export class MessageAcceptor {
     request: { senderId: string; items: ReadonlyArray<{ to: string; message: string }>; maxItems: number },
   ): Promise<BulkResult> {
     if (request.items.length > request.maxItems) {
-      throw new ApiError("BATCH_TOO_LARGE", `messages has ${request.items.length} items; this account's limit is ${request.maxItems}.`, {
-        field: "messages",
-      });
+      throw new ApiError(
+        "BATCH_TOO_LARGE",
+        `messages has ${request.items.length} items; this account's limit is ${request.maxItems}.`,
+        {
+          field: "messages",
+        },
+      );
     }
     assertSenderAuthorized(account, request.senderId);
     const batchId = newId("bat");
@@ -67,20 +83,48 @@ export class MessageAcceptor {
           this.options,
         );
         prepared.push(message);
-        accepted.push({ index, message_id: message.id, to: message.to, status: "queued", segments: message.segments });
+        accepted.push({
+          index,
+          message_id: message.id,
+          to: message.to,
+          status: "queued",
+          segments: message.segments,
+        });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        errors.push({ index, to: item.to, error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } });
+        errors.push({
+          index,
+          to: item.to,
+          error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
+        });
       }
     });
     if (prepared.length === 0) {
-      const details: FieldError[] = errors.slice(0, 100).map((e) => ({ field: e.error.field ?? `messages[${e.index}]`, code: e.error.code, message: e.error.message }));
-      throw new ApiError("VALIDATION_ERROR", `None of the ${request.items.length} messages is valid; see details.`, { field: "messages", details });
+      const details: FieldError[] = errors
+        .slice(0, 100)
+        .map((e) => ({
+          field: e.error.field ?? `messages[${e.index}]`,
+          code: e.error.code,
+          message: e.error.message,
+        }));
+      throw new ApiError(
+        "VALIDATION_ERROR",
+        `None of the ${request.items.length} messages is valid; see details.`,
+        { field: "messages", details },
+      );
     }
     await this.committer.commit({
       accountId: account.id,
       messages: prepared,
-      batch: { id: batchId, accountId: account.id, senderId: request.senderId, total: request.items.length, accepted: prepared.length, rejected: errors.length, createdAt: now },
+      batch: {
+        id: batchId,
+        accountId: account.id,
+        senderId: request.senderId,
+        total: request.items.length,
+        accepted: prepared.length,
+        rejected: errors.length,
+        createdAt: now,
+      },
     });
     return { batchId, accepted, errors, createdAt: now };
   }

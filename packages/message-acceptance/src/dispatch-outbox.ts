@@ -54,7 +54,10 @@ export class DispatchOutbox {
         await this.pool.query("DELETE FROM dispatch_outbox WHERE message_id = ANY($1::text[])", [ids]);
       } catch (error) {
         // Left in dispatch_outbox: the relay enqueues them once Redis/PostgreSQL answer again.
-        this.logger.warn("dispatch hand-off failed; the outbox relay will retry", { count: ids.length, error: String(error) });
+        this.logger.warn("dispatch hand-off failed; the outbox relay will retry", {
+          count: ids.length,
+          error: String(error),
+        });
       }
     }
   }
@@ -72,7 +75,8 @@ export class DispatchOutbox {
       );
       const ids = rows.map((row) => row.message_id);
       if (ids.length > 0) {
-        for (let i = 0; i < ids.length; i += this.chunkSize) await this.producer.enqueue(ids.slice(i, i + this.chunkSize));
+        for (let i = 0; i < ids.length; i += this.chunkSize)
+          await this.producer.enqueue(ids.slice(i, i + this.chunkSize));
         await client.query("DELETE FROM dispatch_outbox WHERE message_id = ANY($1::text[])", [ids]);
       }
       await client.query("COMMIT");

@@ -95,7 +95,10 @@ export class GroupCommitter {
         if (balance < needed) {
           outcomes.set(
             entry,
-            new ApiError("INSUFFICIENT_CREDITS", `This needs ${needed} credits and the balance is ${balance}; add credits and retry.`),
+            new ApiError(
+              "INSUFFICIENT_CREDITS",
+              `This needs ${needed} credits and the balance is ${balance}; add credits and retry.`,
+            ),
           );
           continue;
         }
@@ -111,7 +114,8 @@ export class GroupCommitter {
         if (item.batch) batches.push(item.batch);
         outcomes.set(entry, null);
       }
-      if (accepted.length) await writeFlush(client, { messages: accepted, balancesAfter, batches, balances: changed });
+      if (accepted.length)
+        await writeFlush(client, { messages: accepted, balancesAfter, batches, balances: changed });
       await client.query("COMMIT");
     } catch (error) {
       await client?.query("ROLLBACK").catch(() => undefined);

@@ -11,7 +11,14 @@ export { DispatchOutbox } from "./dispatch-outbox";
 export { GroupCommitter } from "./group-committer";
 export { normalizePhone } from "./phone";
 export { parseSchedule } from "./schedule";
-export { prepareMessage, assertSenderAuthorized, type AcceptingAccount, type MessageDraft, type PreparedMessage, type PrepareOptions } from "./prepare";
+export {
+  prepareMessage,
+  assertSenderAuthorized,
+  type AcceptingAccount,
+  type MessageDraft,
+  type PreparedMessage,
+  type PrepareOptions,
+} from "./prepare";
 
 export interface Acceptance {
   acceptor: MessageAcceptor;
@@ -28,7 +35,10 @@ export function createAcceptance(deps: {
   options: PrepareOptions & { committer?: GroupCommitterOptions; outbox?: DispatchOutboxOptions };
 }): Acceptance {
   const outbox = new DispatchOutbox(deps.pool, deps.producer, deps.logger, deps.options.outbox);
-  const committer = new GroupCommitter(deps.pool, { ...deps.options.committer, onQueued: (ids) => outbox.handOff(ids) });
+  const committer = new GroupCommitter(deps.pool, {
+    ...deps.options.committer,
+    onQueued: (ids) => outbox.handOff(ids),
+  });
   const acceptor = new MessageAcceptor(committer, deps.options);
   return { acceptor, outbox, close: () => outbox.stop() };
 }

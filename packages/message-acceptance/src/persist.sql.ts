@@ -12,7 +12,10 @@ export interface BatchRow {
   createdAt: Date;
 }
 
-export async function lockBalances(client: pg.PoolClient, accountIds: string[]): Promise<Map<string, bigint>> {
+export async function lockBalances(
+  client: pg.PoolClient,
+  accountIds: string[],
+): Promise<Map<string, bigint>> {
   // ORDER BY id: every flush locks rows in one order, so two flushes never deadlock.
   const { rows } = await client.query<{ id: string; balance: string }>({
     name: "acceptance-lock-balances",
@@ -72,34 +75,45 @@ export async function writeFlush(client: pg.PoolClient, write: FlushWrite): Prom
   const column = <T>(pick: (m: PreparedMessage) => T) => messages.map(pick);
   const queued = messages.filter((m) => m.status === "queued");
   // Named: parsed and planned once per connection instead of once per flush.
-  await client.query({ name: "acceptance-write-flush", text: WRITE_FLUSH, values: [
-    column((m) => m.id),
-    column((m) => m.accountId),
-    column((m) => m.batchId),
-    column((m) => m.source),
-    column((m) => m.to),
-    column((m) => m.senderId),
-    column((m) => m.storedBody),
-    column((m) => m.encoding),
-    column((m) => m.segments),
-    column((m) => m.credits),
-    column((m) => m.status),
-    column((m) => m.scheduledAt),
-    column((m) => m.createdAt),
-    write.balancesAfter.map(String),
-    batches.map((b) => b.id),
-    batches.map((b) => b.accountId),
-    batches.map((b) => b.senderId),
-    batches.map((b) => b.total),
-    batches.map((b) => b.accepted),
-    batches.map((b) => b.rejected),
-    batches.map((b) => b.createdAt),
-    queued.map(() => newId("evt")),
-    queued.map((m) => m.id),
-    queued.map((m) =>
-      JSON.stringify({ to: m.to, status: "queued", previous_status: null, sender_id: m.senderId, segments: m.segments, batch_id: m.batchId }),
-    ),
-    [...write.balances.keys()],
-    [...write.balances.values()].map(String),
-  ] });
+  await client.query({
+    name: "acceptance-write-flush",
+    text: WRITE_FLUSH,
+    values: [
+      column((m) => m.id),
+      column((m) => m.accountId),
+      column((m) => m.batchId),
+      column((m) => m.source),
+      column((m) => m.to),
+      column((m) => m.senderId),
+      column((m) => m.storedBody),
+      column((m) => m.encoding),
+      column((m) => m.segments),
+      column((m) => m.credits),
+      column((m) => m.status),
+      column((m) => m.scheduledAt),
+      column((m) => m.createdAt),
+      write.balancesAfter.map(String),
+      batches.map((b) => b.id),
+      batches.map((b) => b.accountId),
+      batches.map((b) => b.senderId),
+      batches.map((b) => b.total),
+      batches.map((b) => b.accepted),
+      batches.map((b) => b.rejected),
+      batches.map((b) => b.createdAt),
+      queued.map(() => newId("evt")),
+      queued.map((m) => m.id),
+      queued.map((m) =>
+        JSON.stringify({
+          to: m.to,
+          status: "queued",
+          previous_status: null,
+          sender_id: m.senderId,
+          segments: m.segments,
+          batch_id: m.batchId,
+        }),
+      ),
+      [...write.balances.keys()],
+      [...write.balances.values()].map(String),
+    ],
+  });
 }

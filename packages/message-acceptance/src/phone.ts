@@ -11,11 +11,19 @@ const E164_SHAPE = /^\+[1-9]\d{1,14}$/;
 export function normalizePhone(value: string, field = "to"): string {
   const compact = value.replace(/[\s\-().]/g, "");
   if (!E164_SHAPE.test(compact)) {
-    throw new ApiError("INVALID_PHONE", `${field} must be an international number with a leading +, such as +14155550100.`, { field });
+    throw new ApiError(
+      "INVALID_PHONE",
+      `${field} must be an international number with a leading +, such as +14155550100.`,
+      { field },
+    );
   }
   const parsed = parsePhoneNumberFromString(compact);
   if (!parsed || !parsed.isValid()) {
-    throw new ApiError("INVALID_PHONE", `${field} is not a valid phone number in any numbering plan; check the country code and length.`, { field });
+    throw new ApiError(
+      "INVALID_PHONE",
+      `${field} is not a valid phone number in any numbering plan; check the country code and length.`,
+      { field },
+    );
   }
   return parsed.number;
 }

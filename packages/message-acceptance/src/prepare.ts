@@ -47,9 +47,17 @@ export interface PrepareOptions {
 }
 
 /** Checks the sender id against the account's authorized list (INVALID_SENDER). */
-export function assertSenderAuthorized(account: AcceptingAccount, senderId: string, field = "sender_id"): void {
+export function assertSenderAuthorized(
+  account: AcceptingAccount,
+  senderId: string,
+  field = "sender_id",
+): void {
   if (!account.senderIds.has(senderId)) {
-    throw new ApiError("INVALID_SENDER", `${field} "${senderId}" is not authorized for this account; use one listed by GET /v1/account.`, { field });
+    throw new ApiError(
+      "INVALID_SENDER",
+      `${field} "${senderId}" is not authorized for this account; use one listed by GET /v1/account.`,
+      { field },
+    );
   }
 }
 
@@ -63,7 +71,9 @@ export function prepareMessage(
   const prefix = context.fieldPrefix ?? "";
   const to = normalizePhone(draft.to, `${prefix}to`);
   if (draft.message.length === 0) {
-    throw new ApiError("VALIDATION_ERROR", `${prefix}message must not be empty.`, { field: `${prefix}message` });
+    throw new ApiError("VALIDATION_ERROR", `${prefix}message must not be empty.`, {
+      field: `${prefix}message`,
+    });
   }
   const analysis = analyzeText(draft.message);
   if (analysis.segments > options.maxSegments) {

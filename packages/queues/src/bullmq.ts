@@ -14,7 +14,11 @@ export interface QueueContext {
 }
 
 /** A producer-side queue; callers go through the typed producers, not this. */
-export function openQueue<T>(context: QueueContext, name: QueueName, defaultJobOptions: JobsOptions = {}): Queue<T> {
+export function openQueue<T>(
+  context: QueueContext,
+  name: QueueName,
+  defaultJobOptions: JobsOptions = {},
+): Queue<T> {
   return new Queue<T>(name, {
     connection: context.connection,
     prefix: queuePrefix(context.prefix, name),

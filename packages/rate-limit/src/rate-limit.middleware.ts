@@ -36,7 +36,11 @@ export interface RateLimitMiddlewareOptions {
  * to next(). A Redis failure goes to next() untouched: the error handler answers
  * 503, so an outage never lets traffic through unlimited.
  */
-export function rateLimitMiddleware({ limiter, limitsFor, messagesUsed }: RateLimitMiddlewareOptions): RequestHandler {
+export function rateLimitMiddleware({
+  limiter,
+  limitsFor,
+  messagesUsed,
+}: RateLimitMiddlewareOptions): RequestHandler {
   return async (req, res, next) => {
     let decision;
     let limits: RequestLimits | undefined;
@@ -66,20 +70,33 @@ export function rateLimitMiddleware({ limiter, limitsFor, messagesUsed }: RateLi
     const { limit, retryAfterSeconds } = decision;
     if (decision.reason === "QUOTA_EXCEEDED") {
       return next(
-        new ApiError("QUOTA_EXCEEDED", `This would exceed the account's daily quota of ${limits.dailyQuota} messages; it resets at 00:00 UTC.`, {
-          retryAfterSeconds,
-        }),
+        new ApiError(
+          "QUOTA_EXCEEDED",
+          `This would exceed the account's daily quota of ${limits.dailyQuota} messages; it resets at 00:00 UTC.`,
+          {
+            retryAfterSeconds,
+          },
+        ),
       );
     }
     next(
-      new ApiError("RATE_LIMITED", `Too many requests: this account may make ${limit} per second. Retry after ${retryAfterSeconds} s.`, {
-        retryAfterSeconds,
-      }),
+      new ApiError(
+        "RATE_LIMITED",
+        `Too many requests: this account may make ${limit} per second. Retry after ${retryAfterSeconds} s.`,
+        {
+          retryAfterSeconds,
+        },
+      ),
     );
   };
 }
 
-function refundUnused(limiter: Pick<RateLimiter, "refund">, accountId: string, unused: number, quotaDay?: string): void {
+function refundUnused(
+  limiter: Pick<RateLimiter, "refund">,
+  accountId: string,
+  unused: number,
+  quotaDay?: string,
+): void {
   // Best effort: a lost refund only makes the quota stricter, never looser.
   if (unused > 0) limiter.refund(accountId, unused, quotaDay).catch(() => undefined);
 }

@@ -8,7 +8,11 @@ export type { Redis };
  * `maxRetriesPerRequest: null`; "command" connections fail a command within
  * ~1.5 s when Redis is down, so request paths answer 503 instead of waiting.
  */
-export function createRedis(url: string, role: "command" | "queue" = "command", extra: RedisOptions = {}): Redis {
+export function createRedis(
+  url: string,
+  role: "command" | "queue" = "command",
+  extra: RedisOptions = {},
+): Redis {
   const redis = new Redis(url, {
     lazyConnect: false,
     enableReadyCheck: true,

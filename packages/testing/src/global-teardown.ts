@@ -10,7 +10,10 @@ export default async function globalTeardown(): Promise<void> {
   if (runId && postgresUrl) {
     const admin = new pg.Client({ connectionString: withDatabase(postgresUrl, "postgres") });
     await admin.connect();
-    const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [`${runId}_%`]);
+    const { rows } = await admin.query<{ datname: string }>(
+      "SELECT datname FROM pg_database WHERE datname LIKE $1",
+      [`${runId}_%`],
+    );
     for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await admin.end();
   }

@@ -19,7 +19,10 @@ import { messagesCostOf } from "./routes/message-cost";
 import { sendRoutes } from "./routes/send.route";
 
 export interface GatewayDeps {
-  config: Pick<GatewayConfig, "BODY_LIMIT_BYTES" | "IDEMPOTENCY_TTL_HOURS" | "MAX_SEGMENTS" | "DOCS_ENABLED" | "TRUST_PROXY_HOPS">;
+  config: Pick<
+    GatewayConfig,
+    "BODY_LIMIT_BYTES" | "IDEMPOTENCY_TTL_HOURS" | "MAX_SEGMENTS" | "DOCS_ENABLED" | "TRUST_PROXY_HOPS"
+  >;
   logger: Logger;
   prisma: PrismaClient;
   directory: ApiKeyDirectory;
@@ -50,7 +53,12 @@ export function buildApp(deps: GatewayDeps): express.Express {
       limiter: deps.limiter,
       limitsFor: (req, res) => {
         const { account } = authOf(res);
-        return { accountId: account.id, requestsPerSecond: account.requestsPerSecond, dailyQuota: account.dailyQuota, messages: messagesCostOf(req) };
+        return {
+          accountId: account.id,
+          requestsPerSecond: account.requestsPerSecond,
+          dailyQuota: account.dailyQuota,
+          messages: messagesCostOf(req),
+        };
       },
       messagesUsed: (res) => (res.locals.idempotentReplay ? 0 : Number(res.locals.messagesAccepted ?? 0)),
     }),

@@ -16,7 +16,10 @@ export interface RunningDeps extends GatewayDeps {
 
 /** Connects everything the gateway needs. */
 export function createGatewayDeps(config: GatewayConfig, logger: Logger): RunningDeps {
-  const database = createDatabase(config.DATABASE_URL, { poolSize: config.DATABASE_POOL_SIZE, applicationName: "api-gateway" });
+  const database = createDatabase(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: "api-gateway",
+  });
   const redis = createRedis(config.REDIS_URL, "command");
   const queueConnection = createRedis(config.REDIS_URL, "queue");
   const producer = createDispatchProducer({ connection: queueConnection, prefix: config.REDIS_PREFIX });

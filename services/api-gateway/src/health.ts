@@ -20,7 +20,9 @@ export function healthRoutes(checks: Record<string, ReadinessCheck>, isShuttingD
       }),
     );
     const ok = results.every(([, state]) => state === "ok");
-    res.status(ok ? 200 : 503).json({ status: ok ? "ready" : "not_ready", checks: Object.fromEntries(results) });
+    res
+      .status(ok ? 200 : 503)
+      .json({ status: ok ? "ready" : "not_ready", checks: Object.fromEntries(results) });
   });
   return router;
 }

@@ -27,7 +27,10 @@ describe("authentication and permissions", () => {
   it("answers 403 FORBIDDEN for a key without the permission, and for a suspended account", async () => {
     const readOnly = await gw.createAccount({ permissions: ["sms:read"] });
     expectError(
-      await gw.request("POST", "/v1/sms/send", { key: readOnly.key, body: { to: "+14155550100", message: "x", sender_id: "ACME" } }),
+      await gw.request("POST", "/v1/sms/send", {
+        key: readOnly.key,
+        body: { to: "+14155550100", message: "x", sender_id: "ACME" },
+      }),
       403,
       "FORBIDDEN",
     );
@@ -43,7 +46,8 @@ describe("authentication and permissions", () => {
     await gw.request("GET", "/v1/account", { key: account.key });
     const deadline = Date.now() + 5000;
     let key = await gw.db.prisma.apiKey.findUniqueOrThrow({ where: { id: account.keyId } });
-    while (!key.lastUsedAt && Date.now() < deadline) key = await gw.db.prisma.apiKey.findUniqueOrThrow({ where: { id: account.keyId } });
+    while (!key.lastUsedAt && Date.now() < deadline)
+      key = await gw.db.prisma.apiKey.findUniqueOrThrow({ where: { id: account.keyId } });
     expect(key.lastUsedAt).toBeInstanceOf(Date);
   });
 
@@ -70,7 +74,15 @@ describe("health and docs", () => {
     const { status, body } = await gw.request("GET", "/openapi.json");
     expect(status).toBe(200);
     expect(body.openapi).toBe("3.1.0");
-    expect(Object.keys(body.paths).sort()).toEqual(["/v1/account", "/v1/sms", "/v1/sms/bulk", "/v1/sms/bulk/{batch_id}", "/v1/sms/send", "/v1/sms/{message_id}", "/v1/sms/{message_id}/cancel"]);
+    expect(Object.keys(body.paths).sort()).toEqual([
+      "/v1/account",
+      "/v1/sms",
+      "/v1/sms/bulk",
+      "/v1/sms/bulk/{batch_id}",
+      "/v1/sms/send",
+      "/v1/sms/{message_id}",
+      "/v1/sms/{message_id}/cancel",
+    ]);
     expect(body.components.schemas.SendSmsRequest.required.sort()).toEqual(["message", "sender_id", "to"]);
     const page = await fetch(`${gw.url}/docs`);
     expect(page.status).toBe(200);

@@ -11,17 +11,25 @@ describe("credits under concurrency", () => {
     const account = await gw.createAccount({ credits: 20 });
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        gw.request("POST", "/v1/sms/send", { key: account.key, body: { to: `+1415555${String(1000 + i)}`, message: `hello ${i}`, sender_id: "ACME" } }),
+        gw.request("POST", "/v1/sms/send", {
+          key: account.key,
+          body: { to: `+1415555${String(1000 + i)}`, message: `hello ${i}`, sender_id: "ACME" },
+        }),
       ),
     );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 202)).toHaveLength(20);
     expect(statuses.filter((s) => s === 402)).toHaveLength(30);
-    expect(responses.filter((r) => r.status === 402).every((r) => r.body.error.code === "INSUFFICIENT_CREDITS")).toBe(true);
+    expect(
+      responses.filter((r) => r.status === 402).every((r) => r.body.error.code === "INSUFFICIENT_CREDITS"),
+    ).toBe(true);
 
     const row = await gw.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
     expect(row.balance).toBe(0n);
-    const ledger = await gw.db.prisma.creditLedgerEntry.findMany({ where: { accountId: account.accountId }, orderBy: { id: "asc" } });
+    const ledger = await gw.db.prisma.creditLedgerEntry.findMany({
+      where: { accountId: account.accountId },
+      orderBy: { id: "asc" },
+    });
     expect(ledger).toHaveLength(20);
     expect(ledger.reduce((sum, e) => sum + e.delta, 0n)).toBe(-20n);
     // Each entry's balance_after is the previous one minus its own charge: a consistent running balance.
@@ -35,14 +43,22 @@ describe("credits under concurrency", () => {
     const account = await gw.createAccount({ credits: 25 });
     const responses = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        gw.request("POST", "/v1/sms/send", { key: account.key, body: { to: "+14155550100", message: i % 2 ? "z".repeat(300) : "z", sender_id: "ACME" } }),
+        gw.request("POST", "/v1/sms/send", {
+          key: account.key,
+          body: { to: "+14155550100", message: i % 2 ? "z".repeat(300) : "z", sender_id: "ACME" },
+        }),
       ),
     );
-    const charged = responses.filter((r) => r.status === 202).reduce((sum, r) => sum + (r.body.segments as number), 0);
+    const charged = responses
+      .filter((r) => r.status === 202)
+      .reduce((sum, r) => sum + (r.body.segments as number), 0);
     const row = await gw.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
     expect(row.balance).toBe(BigInt(25 - charged));
     expect(row.balance >= 0n).toBe(true);
-    const sum = await gw.db.prisma.creditLedgerEntry.aggregate({ where: { accountId: account.accountId }, _sum: { delta: true } });
+    const sum = await gw.db.prisma.creditLedgerEntry.aggregate({
+      where: { accountId: account.accountId },
+      _sum: { delta: true },
+    });
     expect(sum._sum.delta).toBe(BigInt(-charged));
   });
 });

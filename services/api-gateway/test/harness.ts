@@ -27,14 +27,27 @@ export interface TestGateway {
     permissions?: Permission[];
   }): Promise<TestAccount>;
   /** fetch against the gateway with JSON body and bearer key. */
-  request(method: string, path: string, options?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  request(
+    method: string,
+    path: string,
+    options?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
 
 /** A real gateway on an ephemeral port, with its own database and Redis prefix. */
-export async function startTestGateway(env: Record<string, string> = {}, world?: TestWorld): Promise<TestGateway> {
+export async function startTestGateway(
+  env: Record<string, string> = {},
+  world?: TestWorld,
+): Promise<TestGateway> {
   const ownWorld = world ?? (await createTestWorld());
-  const config = loadGatewayConfig({ ...ownWorld.env, PORT: "0", HOST: "127.0.0.1", AUTH_CACHE_SECONDS: "0", ...env });
+  const config = loadGatewayConfig({
+    ...ownWorld.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    AUTH_CACHE_SECONDS: "0",
+    ...env,
+  });
   const gateway = await startGateway(config, createLogger("api-gateway-test", "error"));
   const db = createDatabase(ownWorld.databaseUrl, { poolSize: 4 });
   const url = `http://127.0.0.1:${gateway.port}`;
@@ -56,7 +69,15 @@ export async function startTestGateway(env: Record<string, string> = {}, world?:
           dailyQuota: options.dailyQuota ?? 1_000_000,
           maxBatchSize: options.maxBatchSize ?? 10000,
           senderIds: { create: (options.senders ?? ["ACME"]).map((value) => ({ id: newId("snd"), value })) },
-          apiKeys: { create: { id: keyId, name: "test", prefix: apiKey.prefix, hash: apiKey.hash, permissions: options.permissions ?? [...PERMISSIONS] } },
+          apiKeys: {
+            create: {
+              id: keyId,
+              name: "test",
+              prefix: apiKey.prefix,
+              hash: apiKey.hash,
+              permissions: options.permissions ?? [...PERMISSIONS],
+            },
+          },
         },
       });
       return { accountId, key: apiKey.key, keyId };
@@ -88,7 +109,11 @@ export async function startTestGateway(env: Record<string, string> = {}, world?:
 }
 
 /** Asserts the documented error shape and returns the error object. */
-export function expectError(response: { status: number; body: any; headers: Headers }, status: number, code: string) {
+export function expectError(
+  response: { status: number; body: any; headers: Headers },
+  status: number,
+  code: string,
+) {
   expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
   expect(typeof response.body.error.message).toBe("string");
   expect(response.body.error.message.length).toBeGreaterThan(10);

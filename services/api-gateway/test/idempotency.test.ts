@@ -20,20 +20,38 @@ describe("Idempotency-Key", () => {
     expect(second.body).toEqual(first.body);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(await gw.db.prisma.message.count({ where: { accountId: account.accountId } })).toBe(1);
-    expect((await gw.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } })).balance).toBe(99n);
+    expect((await gw.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } })).balance).toBe(
+      99n,
+    );
   });
 
   it("answers IDEMPOTENCY_CONFLICT for the same key with another body", async () => {
     const headers = { "idempotency-key": "order-1002" };
     await gw.request("POST", "/v1/sms/send", { key: account.key, body, headers });
-    expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...body, message: "changed" }, headers }), 409, "IDEMPOTENCY_CONFLICT");
+    expectError(
+      await gw.request("POST", "/v1/sms/send", {
+        key: account.key,
+        body: { ...body, message: "changed" },
+        headers,
+      }),
+      409,
+      "IDEMPOTENCY_CONFLICT",
+    );
   });
 
   it("lets only one of many concurrent requests with one key run", async () => {
     const headers = { "idempotency-key": "order-1003" };
     const before = await gw.db.prisma.message.count({ where: { accountId: account.accountId } });
-    const responses = await Promise.all(Array.from({ length: 10 }, () => gw.request("POST", "/v1/sms/send", { key: account.key, body, headers })));
-    expect(responses.every((r) => r.status === 202 || (r.status === 409 && r.body.error.code === "IDEMPOTENCY_CONFLICT"))).toBe(true);
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        gw.request("POST", "/v1/sms/send", { key: account.key, body, headers }),
+      ),
+    );
+    expect(
+      responses.every(
+        (r) => r.status === 202 || (r.status === 409 && r.body.error.code === "IDEMPOTENCY_CONFLICT"),
+      ),
+    ).toBe(true);
     const ids = new Set(responses.filter((r) => r.status === 202).map((r) => r.body.message_id));
     expect(ids.size).toBe(1);
     expect(await gw.db.prisma.message.count({ where: { accountId: account.accountId } })).toBe(before + 1);
@@ -49,14 +67,30 @@ describe("Idempotency-Key", () => {
 
   it("stores a validation error too, and replays it", async () => {
     const headers = { "idempotency-key": "bad-1" };
-    const first = await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...body, to: "+1" }, headers });
-    const second = await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...body, to: "+1" }, headers });
+    const first = await gw.request("POST", "/v1/sms/send", {
+      key: account.key,
+      body: { ...body, to: "+1" },
+      headers,
+    });
+    const second = await gw.request("POST", "/v1/sms/send", {
+      key: account.key,
+      body: { ...body, to: "+1" },
+      headers,
+    });
     expectError(first, 400, "INVALID_PHONE");
     expect(second.status).toBe(400);
     expect(second.body).toEqual(first.body);
   });
 
   it("rejects a malformed key", async () => {
-    expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, body, headers: { "idempotency-key": "x".repeat(300) } }), 400, "VALIDATION_ERROR");
+    expectError(
+      await gw.request("POST", "/v1/sms/send", {
+        key: account.key,
+        body,
+        headers: { "idempotency-key": "x".repeat(300) },
+      }),
+      400,
+      "VALIDATION_ERROR",
+    );
   });
 });

@@ -5,7 +5,10 @@ describe("reading, listing and canceling messages", () => {
   let alice: TestAccount;
   let bob: TestAccount;
   const send = (account: TestAccount, body: Record<string, unknown>) =>
-    gw.request("POST", "/v1/sms/send", { key: account.key, body: { to: "+14155550100", message: "hi", sender_id: "ACME", ...body } });
+    gw.request("POST", "/v1/sms/send", {
+      key: account.key,
+      body: { to: "+14155550100", message: "hi", sender_id: "ACME", ...body },
+    });
 
   beforeAll(async () => {
     gw = await startTestGateway();
@@ -18,8 +21,16 @@ describe("reading, listing and canceling messages", () => {
     const { body } = await send(alice, {});
     const response = await gw.request("GET", `/v1/sms/${body.message_id}`, { key: alice.key });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ message_id: body.message_id, status: "queued", message: "hi", credits: 1, source: "api" });
-    expect(response.body.history).toEqual([{ status: "queued", previous_status: null, sequence: 1, at: expect.any(String), error_code: null }]);
+    expect(response.body).toMatchObject({
+      message_id: body.message_id,
+      status: "queued",
+      message: "hi",
+      credits: 1,
+      source: "api",
+    });
+    expect(response.body.history).toEqual([
+      { status: "queued", previous_status: null, sequence: 1, at: expect.any(String), error_code: null },
+    ]);
   });
 
   it("never shows one account's messages to another: 404 exactly like an unknown id", async () => {
@@ -29,25 +40,36 @@ describe("reading, listing and canceling messages", () => {
     expectError(foreign, 404, "NOT_FOUND");
     expectError(unknown, 404, "NOT_FOUND");
     expect(foreign.body.error.message).toBe(unknown.body.error.message);
-    expectError(await gw.request("POST", `/v1/sms/${body.message_id}/cancel`, { key: bob.key }), 404, "NOT_FOUND");
+    expectError(
+      await gw.request("POST", `/v1/sms/${body.message_id}/cancel`, { key: bob.key }),
+      404,
+      "NOT_FOUND",
+    );
     const list = await gw.request("GET", "/v1/sms?limit=200", { key: bob.key });
     expect(list.body.data.map((m: { message_id: string }) => m.message_id)).not.toContain(body.message_id);
-    const batch = await gw.request("POST", "/v1/sms/bulk", { key: alice.key, body: { sender_id: "ACME", messages: [{ to: "+14155550100", message: "x" }] } });
-    expectError(await gw.request("GET", `/v1/sms/bulk/${batch.body.batch_id}`, { key: bob.key }), 404, "NOT_FOUND");
+    const batch = await gw.request("POST", "/v1/sms/bulk", {
+      key: alice.key,
+      body: { sender_id: "ACME", messages: [{ to: "+14155550100", message: "x" }] },
+    });
+    expectError(
+      await gw.request("GET", `/v1/sms/bulk/${batch.body.batch_id}`, { key: bob.key }),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   it("lists newest first with filters and walks every page with the cursor", async () => {
     const carol = await gw.createAccount({ credits: 1000 });
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push((await send(carol, { to: i % 2 ? "+14155550101" : "+14155550102" })).body.message_id);
+    for (let i = 0; i < 7; i++)
+      ids.push((await send(carol, { to: i % 2 ? "+14155550101" : "+14155550102" })).body.message_id);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: { data: Array<{ message_id: string }>; next_cursor: string | null } } = await gw.request(
-        "GET",
-        `/v1/sms?limit=3${cursor ? `&cursor=${cursor}` : ""}`,
-        { key: carol.key },
-      );
+      const page: {
+        status: number;
+        body: { data: Array<{ message_id: string }>; next_cursor: string | null };
+      } = await gw.request("GET", `/v1/sms?limit=3${cursor ? `&cursor=${cursor}` : ""}`, { key: carol.key });
       expect(page.status).toBe(200);
       expect(page.body.data.length).toBeLessThanOrEqual(3);
       seen.push(...page.body.data.map((m) => m.message_id));
@@ -56,37 +78,72 @@ describe("reading, listing and canceling messages", () => {
     expect(seen).toEqual([...ids].reverse());
     const filtered = await gw.request("GET", "/v1/sms?to=%2B14155550101&status=queued", { key: carol.key });
     expect(filtered.body.data).toHaveLength(3);
-    const future = await gw.request("GET", `/v1/sms?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { key: carol.key });
+    const future = await gw.request(
+      "GET",
+      `/v1/sms?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+      { key: carol.key },
+    );
     expect(future.body.data).toHaveLength(0);
     expectError(await gw.request("GET", "/v1/sms?status=lost", { key: carol.key }), 400, "VALIDATION_ERROR");
-    expectError(await gw.request("GET", "/v1/sms?cursor=garbage", { key: carol.key }), 400, "VALIDATION_ERROR");
+    expectError(
+      await gw.request("GET", "/v1/sms?cursor=garbage", { key: carol.key }),
+      400,
+      "VALIDATION_ERROR",
+    );
     expectError(await gw.request("GET", "/v1/sms?limit=1000", { key: carol.key }), 400, "VALIDATION_ERROR");
   });
 
   it("cancels a scheduled message, returns its credits, and refuses to cancel twice", async () => {
     const dave = await gw.createAccount({ credits: 10 });
-    const { body } = await send(dave, { scheduled_at: new Date(Date.now() + 3600_000).toISOString(), message: "y".repeat(200) });
-    expect((await gw.db.prisma.account.findUniqueOrThrow({ where: { id: dave.accountId } })).balance).toBe(8n);
+    const { body } = await send(dave, {
+      scheduled_at: new Date(Date.now() + 3600_000).toISOString(),
+      message: "y".repeat(200),
+    });
+    expect((await gw.db.prisma.account.findUniqueOrThrow({ where: { id: dave.accountId } })).balance).toBe(
+      8n,
+    );
     const canceled = await gw.request("POST", `/v1/sms/${body.message_id}/cancel`, { key: dave.key });
     expect(canceled.status).toBe(200);
     expect(canceled.body).toMatchObject({ status: "canceled", canceled_at: expect.any(String) });
-    expect((await gw.db.prisma.account.findUniqueOrThrow({ where: { id: dave.accountId } })).balance).toBe(10n);
-    const ledger = await gw.db.prisma.creditLedgerEntry.findMany({ where: { messageId: body.message_id }, orderBy: { id: "asc" } });
+    expect((await gw.db.prisma.account.findUniqueOrThrow({ where: { id: dave.accountId } })).balance).toBe(
+      10n,
+    );
+    const ledger = await gw.db.prisma.creditLedgerEntry.findMany({
+      where: { messageId: body.message_id },
+      orderBy: { id: "asc" },
+    });
     expect(ledger.map((e) => [e.reason, e.delta, e.balanceAfter])).toEqual([
       ["message_charge", -2n, 8n],
       ["message_refund", 2n, 10n],
     ]);
     const history = (await gw.request("GET", `/v1/sms/${body.message_id}`, { key: dave.key })).body.history;
     expect(history.map((h: { status: string }) => h.status)).toEqual(["scheduled", "canceled"]);
-    expectError(await gw.request("POST", `/v1/sms/${body.message_id}/cancel`, { key: dave.key }), 409, "NOT_CANCELABLE");
+    expectError(
+      await gw.request("POST", `/v1/sms/${body.message_id}/cancel`, { key: dave.key }),
+      409,
+      "NOT_CANCELABLE",
+    );
     const queued = await send(dave, {});
-    expectError(await gw.request("POST", `/v1/sms/${queued.body.message_id}/cancel`, { key: dave.key }), 409, "NOT_CANCELABLE");
+    expectError(
+      await gw.request("POST", `/v1/sms/${queued.body.message_id}/cancel`, { key: dave.key }),
+      409,
+      "NOT_CANCELABLE",
+    );
   });
 
   it("shows the account: fresh balance, limits and authorized sender ids", async () => {
     const erin = await gw.createAccount({ credits: 42, senders: ["ZED", "ACME"] });
     const response = await gw.request("GET", "/v1/account", { key: erin.key });
-    expect(response.body).toMatchObject({ account_id: erin.accountId, balance: 42, status: "active", sender_ids: ["ACME", "ZED"] });
-    expect(response.body.limits).toMatchObject({ requests_per_second: 10000, max_batch_size: 10000, max_segments: 10 });
+    expect(response.body).toMatchObject({
+      account_id: erin.accountId,
+      balance: 42,
+      status: "active",
+      sender_ids: ["ACME", "ZED"],
+    });
+    expect(response.body.limits).toMatchObject({
+      requests_per_second: 10000,
+      max_batch_size: 10000,
+      max_segments: 10,
+    });
   });
 });

@@ -15,7 +15,10 @@ describe("POST /v1/sms/send", () => {
   afterAll(() => gw.stop());
 
   it("accepts a message, charges a credit per segment, and puts it on sms.dispatch", async () => {
-    const response = await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, message: "x".repeat(161) } });
+    const response = await gw.request("POST", "/v1/sms/send", {
+      key: account.key,
+      body: { ...valid, message: "x".repeat(161) },
+    });
     expect(response.status).toBe(202);
     expect(response.body).toEqual({
       message_id: expect.stringMatching(/^msg_[0-9A-Z]{26}$/),
@@ -27,12 +30,21 @@ describe("POST /v1/sms/send", () => {
       scheduled_at: null,
       created_at: expect.any(String),
     });
-    for (const header of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "x-request-id"]) expect(response.headers.get(header)).toBeTruthy();
+    for (const header of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "x-request-id"])
+      expect(response.headers.get(header)).toBeTruthy();
     const id = response.body.message_id as string;
     const row = await gw.db.prisma.message.findUniqueOrThrow({ where: { id } });
-    expect(row).toMatchObject({ status: "queued", segmentCount: 2, creditsCharged: 2, body: "x".repeat(161), accountId: account.accountId });
+    expect(row).toMatchObject({
+      status: "queued",
+      segmentCount: 2,
+      creditsCharged: 2,
+      body: "x".repeat(161),
+      accountId: account.accountId,
+    });
     const ledger = await gw.db.prisma.creditLedgerEntry.findMany({ where: { messageId: id } });
-    expect(ledger).toEqual([expect.objectContaining({ delta: -2n, balanceAfter: 98n, reason: "message_charge" })]);
+    expect(ledger).toEqual([
+      expect.objectContaining({ delta: -2n, balanceAfter: 98n, reason: "message_charge" }),
+    ]);
     const outbox = await gw.db.prisma.outboxEvent.findMany({ where: { messageId: id } });
     expect(outbox.map((e) => [e.type, e.sequence])).toEqual([["message.queued", 1]]);
 
@@ -40,21 +52,29 @@ describe("POST /v1/sms/send", () => {
     const queue = openQueue({ connection, prefix: gw.world.redisPrefix }, QUEUES.smsDispatch);
     const job = await waitFor(() => queue.getJob(id), { what: "the dispatch job" });
     expect(job.data).toEqual({ messageId: id });
-    await waitFor(async () => (await gw.db.prisma.dispatchOutbox.count({ where: { messageId: id } })) === 0, { what: "outbox row removed" });
+    await waitFor(async () => (await gw.db.prisma.dispatchOutbox.count({ where: { messageId: id } })) === 0, {
+      what: "outbox row removed",
+    });
     await queue.close();
     connection.disconnect();
   });
 
   it("detects UCS-2 for Arabic text and counts 67-character parts", async () => {
     const arabic = "مرحبا بكم في منصة الرسائل ".repeat(4);
-    const response = await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, message: arabic } });
+    const response = await gw.request("POST", "/v1/sms/send", {
+      key: account.key,
+      body: { ...valid, message: arabic },
+    });
     expect(response.status).toBe(202);
     expect(response.body).toMatchObject({ encoding: "UCS-2", segments: Math.ceil(arabic.length / 67) });
   });
 
   it("keeps a future scheduled_at as scheduled and does not enqueue it", async () => {
     const at = new Date(Date.now() + 3600_000).toISOString();
-    const response = await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, scheduled_at: at } });
+    const response = await gw.request("POST", "/v1/sms/send", {
+      key: account.key,
+      body: { ...valid, scheduled_at: at },
+    });
     expect(response.status).toBe(202);
     expect(response.body).toMatchObject({ status: "scheduled", scheduled_at: at });
     const id = response.body.message_id;
@@ -63,7 +83,10 @@ describe("POST /v1/sms/send", () => {
   });
 
   it("sends now when scheduled_at is a few seconds in the past (clock skew)", async () => {
-    const response = await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, scheduled_at: new Date(Date.now() - 5000).toISOString() } });
+    const response = await gw.request("POST", "/v1/sms/send", {
+      key: account.key,
+      body: { ...valid, scheduled_at: new Date(Date.now() - 5000).toISOString() },
+    });
     expect(response.status).toBe(202);
     expect(response.body).toMatchObject({ status: "queued", scheduled_at: null });
   });
@@ -76,30 +99,68 @@ describe("POST /v1/sms/send", () => {
     [new Date(Date.now() - 120_000).toISOString(), "two minutes in the past"],
     [new Date(Date.now() + 181 * 86400_000).toISOString(), "more than 180 days ahead"],
   ])("rejects scheduled_at %s (%s) with INVALID_SCHEDULE", async (scheduledAt) => {
-    const error = expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, scheduled_at: scheduledAt } }), 400, "INVALID_SCHEDULE");
+    const error = expectError(
+      await gw.request("POST", "/v1/sms/send", {
+        key: account.key,
+        body: { ...valid, scheduled_at: scheduledAt },
+      }),
+      400,
+      "INVALID_SCHEDULE",
+    );
     expect(error.field).toBe("scheduled_at");
   });
 
-  it.each([["+1415"], ["14155550100"], ["+999999999999"], ["+4420"], ["phone"]])("rejects the number %s with INVALID_PHONE naming the field", async (to) => {
-    const error = expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, to } }), 400, "INVALID_PHONE");
-    expect(error.field).toBe("to");
-  });
+  it.each([["+1415"], ["14155550100"], ["+999999999999"], ["+4420"], ["phone"]])(
+    "rejects the number %s with INVALID_PHONE naming the field",
+    async (to) => {
+      const error = expectError(
+        await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, to } }),
+        400,
+        "INVALID_PHONE",
+      );
+      expect(error.field).toBe("to");
+    },
+  );
 
   it("normalizes a number written with spaces to E.164", async () => {
-    const response = await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, to: "+44 20 7946 0958" } });
+    const response = await gw.request("POST", "/v1/sms/send", {
+      key: account.key,
+      body: { ...valid, to: "+44 20 7946 0958" },
+    });
     expect(response.status).toBe(202);
     expect(response.body.to).toBe("+442079460958");
   });
 
   it("rejects a message over 10 segments with MESSAGE_TOO_LONG, and accepts exactly 1530 GSM-7 characters", async () => {
-    expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, message: "a".repeat(1531) } }), 400, "MESSAGE_TOO_LONG");
-    expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, message: "ع".repeat(671) } }), 400, "MESSAGE_TOO_LONG");
-    const ok = await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, message: "a".repeat(1530) } });
+    expectError(
+      await gw.request("POST", "/v1/sms/send", {
+        key: account.key,
+        body: { ...valid, message: "a".repeat(1531) },
+      }),
+      400,
+      "MESSAGE_TOO_LONG",
+    );
+    expectError(
+      await gw.request("POST", "/v1/sms/send", {
+        key: account.key,
+        body: { ...valid, message: "ع".repeat(671) },
+      }),
+      400,
+      "MESSAGE_TOO_LONG",
+    );
+    const ok = await gw.request("POST", "/v1/sms/send", {
+      key: account.key,
+      body: { ...valid, message: "a".repeat(1530) },
+    });
     expect(ok.body.segments).toBe(10);
   });
 
   it("rejects a sender id the account does not own with INVALID_SENDER", async () => {
-    const error = expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, sender_id: "OTHER" } }), 403, "INVALID_SENDER");
+    const error = expectError(
+      await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, sender_id: "OTHER" } }),
+      403,
+      "INVALID_SENDER",
+    );
     expect(error.field).toBe("sender_id");
   });
 
@@ -111,21 +172,60 @@ describe("POST /v1/sms/send", () => {
     [{ ...{ to: "+14155550100", message: "hi", sender_id: "ACME" }, colour: "red" }, "body"],
     [{ to: "+14155550100", message: "", sender_id: "ACME" }, "message"],
   ])("rejects %j with VALIDATION_ERROR naming %s", async (body, field) => {
-    const error = expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, body }), 400, "VALIDATION_ERROR");
+    const error = expectError(
+      await gw.request("POST", "/v1/sms/send", { key: account.key, body }),
+      400,
+      "VALIDATION_ERROR",
+    );
     expect(error.field).toBe(field);
   });
 
   it("answers INVALID_JSON, UNSUPPORTED_MEDIA_TYPE and PAYLOAD_TOO_LARGE for bad bodies", async () => {
-    expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, rawBody: '{"to":', headers: { "content-type": "application/json" } }), 400, "INVALID_JSON");
-    expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, rawBody: "to=+1", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
-    expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, rawBody: JSON.stringify(valid) }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(
+      await gw.request("POST", "/v1/sms/send", {
+        key: account.key,
+        rawBody: '{"to":',
+        headers: { "content-type": "application/json" },
+      }),
+      400,
+      "INVALID_JSON",
+    );
+    expectError(
+      await gw.request("POST", "/v1/sms/send", {
+        key: account.key,
+        rawBody: "to=+1",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
+    expectError(
+      await gw.request("POST", "/v1/sms/send", { key: account.key, rawBody: JSON.stringify(valid) }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
     const huge = JSON.stringify({ ...valid, message: "a".repeat(1024 * 1024 + 10) });
-    expectError(await gw.request("POST", "/v1/sms/send", { key: account.key, rawBody: huge, headers: { "content-type": "application/json" } }), 413, "PAYLOAD_TOO_LARGE");
+    expectError(
+      await gw.request("POST", "/v1/sms/send", {
+        key: account.key,
+        rawBody: huge,
+        headers: { "content-type": "application/json" },
+      }),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
   });
 
   it("refuses with INSUFFICIENT_CREDITS and writes nothing when the balance is short", async () => {
     const poor = await gw.createAccount({ credits: 1 });
-    expectError(await gw.request("POST", "/v1/sms/send", { key: poor.key, body: { ...valid, message: "b".repeat(200) } }), 402, "INSUFFICIENT_CREDITS");
+    expectError(
+      await gw.request("POST", "/v1/sms/send", {
+        key: poor.key,
+        body: { ...valid, message: "b".repeat(200) },
+      }),
+      402,
+      "INSUFFICIENT_CREDITS",
+    );
     expect(await gw.db.prisma.message.count({ where: { accountId: poor.accountId } })).toBe(0);
     const account = await gw.db.prisma.account.findUniqueOrThrow({ where: { id: poor.accountId } });
     expect(account.balance).toBe(1n);

@@ -10,11 +10,14 @@ export function authenticate(directory: ApiKeyDirectory): RequestHandler {
     const header = req.get("authorization");
     const match = header ? BEARER.exec(header) : null;
     if (!match) {
-      return next(new ApiError("UNAUTHORIZED", "Send your API key in the header Authorization: Bearer <API_KEY>."));
+      return next(
+        new ApiError("UNAUTHORIZED", "Send your API key in the header Authorization: Bearer <API_KEY>."),
+      );
     }
     const context = await directory.authenticate(match[1]!);
     if (!context) return next(new ApiError("UNAUTHORIZED", "The API key is unknown or revoked."));
-    if (context.account.status !== "active") return next(new ApiError("FORBIDDEN", "The account is suspended."));
+    if (context.account.status !== "active")
+      return next(new ApiError("FORBIDDEN", "The account is suspended."));
     res.locals.auth = context;
     next();
   };

@@ -16,9 +16,13 @@ describe("errorHandler", () => {
     await new Promise((resolve) => server.once("listening", resolve));
     try {
       const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/boom`);
-      const body = await response.json();
+      const body = (await response.json()) as { error: Record<string, unknown> };
       expect(response.status).toBe(500);
-      expect(body.error).toEqual({ code: "INTERNAL", message: expect.any(String), request_id: response.headers.get("x-request-id") });
+      expect(body.error).toEqual({
+        code: "INTERNAL",
+        message: expect.any(String),
+        request_id: response.headers.get("x-request-id"),
+      });
       expect(JSON.stringify(body)).not.toContain("secret");
     } finally {
       server.close();

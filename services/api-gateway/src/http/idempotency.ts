@@ -18,20 +18,44 @@ export function idempotency(prisma: PrismaClient, ttlHours: number): RequestHand
     const key = req.get("idempotency-key");
     if (req.method !== "POST" || key === undefined) return next();
     if (!KEY_SHAPE.test(key)) {
-      return next(new ApiError("VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 printable ASCII characters.", { field: "Idempotency-Key" }));
+      return next(
+        new ApiError("VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 printable ASCII characters.", {
+          field: "Idempotency-Key",
+        }),
+      );
     }
     const accountId = authOf(res).account.id;
-    const requestHash = crypto.createHash("sha256").update(`${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`).digest("hex");
-    const claimed = await claim(prisma, { accountId, key, method: req.method, path: req.path, requestHash, ttlHours });
+    const requestHash = crypto
+      .createHash("sha256")
+      .update(`${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`)
+      .digest("hex");
+    const claimed = await claim(prisma, {
+      accountId,
+      key,
+      method: req.method,
+      path: req.path,
+      requestHash,
+      ttlHours,
+    });
     if (claimed === "claimed") {
       storeOnFinish(prisma, res, accountId, key);
       return next();
     }
     if (claimed.requestHash !== requestHash) {
-      return next(new ApiError("IDEMPOTENCY_CONFLICT", "This Idempotency-Key was used with a different request; use a new key for a new request."));
+      return next(
+        new ApiError(
+          "IDEMPOTENCY_CONFLICT",
+          "This Idempotency-Key was used with a different request; use a new key for a new request.",
+        ),
+      );
     }
     if (claimed.responseStatus === null) {
-      return next(new ApiError("IDEMPOTENCY_CONFLICT", "A request with this Idempotency-Key is still in progress; retry after it completes."));
+      return next(
+        new ApiError(
+          "IDEMPOTENCY_CONFLICT",
+          "A request with this Idempotency-Key is still in progress; retry after it completes.",
+        ),
+      );
     }
     res.locals.idempotentReplay = true;
     res.setHeader("Idempotent-Replayed", "true");
@@ -43,21 +67,44 @@ type Existing = { requestHash: string; responseStatus: number | null; responseBo
 
 async function claim(
   prisma: PrismaClient,
-  record: { accountId: string; key: string; method: string; path: string; requestHash: string; ttlHours: number },
+  record: {
+    accountId: string;
+    key: string;
+    method: string;
+    path: string;
+    requestHash: string;
+    ttlHours: number;
+  },
 ): Promise<"claimed" | Existing> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const expiresAt = new Date(Date.now() + record.ttlHours * 3600_000);
     const { count } = await prisma.idempotencyRecord.createMany({
-      data: [{ accountId: record.accountId, key: record.key, method: record.method, path: record.path, requestHash: record.requestHash, expiresAt }],
+      data: [
+        {
+          accountId: record.accountId,
+          key: record.key,
+          method: record.method,
+          path: record.path,
+          requestHash: record.requestHash,
+          expiresAt,
+        },
+      ],
       skipDuplicates: true,
     });
     if (count === 1) return "claimed";
-    const existing = await prisma.idempotencyRecord.findUnique({ where: { accountId_key: { accountId: record.accountId, key: record.key } } });
+    const existing = await prisma.idempotencyRecord.findUnique({
+      where: { accountId_key: { accountId: record.accountId, key: record.key } },
+    });
     if (!existing) continue;
     if (existing.expiresAt > new Date()) return existing;
-    await prisma.idempotencyRecord.deleteMany({ where: { accountId: record.accountId, key: record.key, expiresAt: { lte: new Date() } } });
+    await prisma.idempotencyRecord.deleteMany({
+      where: { accountId: record.accountId, key: record.key, expiresAt: { lte: new Date() } },
+    });
   }
-  throw new ApiError("IDEMPOTENCY_CONFLICT", "This Idempotency-Key is being claimed by another request; retry.");
+  throw new ApiError(
+    "IDEMPOTENCY_CONFLICT",
+    "This Idempotency-Key is being claimed by another request; retry.",
+  );
 }
 
 function storeOnFinish(prisma: PrismaClient, res: Response, accountId: string, key: string): void {
@@ -72,7 +119,10 @@ function storeOnFinish(prisma: PrismaClient, res: Response, accountId: string, k
     const write =
       res.statusCode >= 500
         ? prisma.idempotencyRecord.delete({ where })
-        : prisma.idempotencyRecord.update({ where, data: { responseStatus: res.statusCode, responseBody: (body ?? null) as object } });
+        : prisma.idempotencyRecord.update({
+            where,
+            data: { responseStatus: res.statusCode, responseBody: (body ?? null) as object },
+          });
     write.catch(() => undefined);
   });
   // A client that hangs up before the response must not leave the key claimed forever.

@@ -10,9 +10,15 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
     if (req.method !== "POST" && req.method !== "PUT" && req.method !== "PATCH") return next();
     // A bare POST …/cancel (no body, or Content-Length: 0) has nothing to type-check.
-    const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+    const hasBody =
+      req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
     if (hasBody && !req.is("application/json")) {
-      return next(new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as JSON with the header Content-Type: application/json."));
+      return next(
+        new ApiError(
+          "UNSUPPORTED_MEDIA_TYPE",
+          "Send the body as JSON with the header Content-Type: application/json.",
+        ),
+      );
     }
     next();
   };

@@ -2,14 +2,20 @@ import type { z } from "zod";
 import { ApiError, type FieldError } from "@sms/errors";
 
 function pathOf(issue: z.core.$ZodIssue): string {
-  return issue.path.reduce<string>((text, part) => (typeof part === "number" ? `${text}[${part}]` : text ? `${text}.${String(part)}` : String(part)), "");
+  return issue.path.reduce<string>(
+    (text, part) =>
+      typeof part === "number" ? `${text}[${part}]` : text ? `${text}.${String(part)}` : String(part),
+    "",
+  );
 }
 
 function describe(issue: z.core.$ZodIssue): string {
   const field = pathOf(issue) || "body";
   switch (issue.code) {
     case "invalid_type":
-      return issue.input === undefined ? `${field} is required.` : `${field} must be ${issue.expected === "object" ? "an object" : `a ${issue.expected}`}.`;
+      return issue.input === undefined
+        ? `${field} is required.`
+        : `${field} must be ${issue.expected === "object" ? "an object" : `a ${issue.expected}`}.`;
     case "unrecognized_keys":
       return `${field === "body" ? "The body" : field} has unknown field(s): ${issue.keys.join(", ")}.`;
     case "too_big":
@@ -31,5 +37,8 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
     message: describe(issue),
   }));
   const first = details[0]!;
-  throw new ApiError("VALIDATION_ERROR", first.message, { field: first.field, details: details.length > 1 ? details : undefined });
+  throw new ApiError("VALIDATION_ERROR", first.message, {
+    field: first.field,
+    details: details.length > 1 ? details : undefined,
+  });
 }

@@ -16,7 +16,11 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
     const accountId = authOf(res).account.id;
     const batch = await prisma.batch.findFirst({ where: { id: batch_id, accountId } });
     if (!batch) throw new ApiError("NOT_FOUND", "No batch with this id exists for this account.");
-    const groups = await prisma.message.groupBy({ by: ["status"], where: { batchId: batch.id, accountId }, _count: { _all: true } });
+    const groups = await prisma.message.groupBy({
+      by: ["status"],
+      where: { batchId: batch.id, accountId },
+      _count: { _all: true },
+    });
     const counts = { scheduled: 0, queued: 0, sent: 0, delivered: 0, failed: 0, canceled: 0 };
     for (const group of groups) counts[group.status] = group._count._all;
     res.json({

@@ -7,11 +7,16 @@ export function encodeCursor(row: { createdAt: Date; id: string }): string {
 
 export function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [unknown, unknown];
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [
+      unknown,
+      unknown,
+    ];
     const date = new Date(String(createdAt));
     if (typeof id !== "string" || Number.isNaN(date.getTime())) throw new Error("bad cursor");
     return { createdAt: date, id };
   } catch {
-    throw new ApiError("VALIDATION_ERROR", "cursor is not a next_cursor value returned by this endpoint.", { field: "cursor" });
+    throw new ApiError("VALIDATION_ERROR", "cursor is not a next_cursor value returned by this endpoint.", {
+      field: "cursor",
+    });
   }
 }

@@ -14,7 +14,9 @@ export function docsRoutes(document: object, docsEnabled: boolean): Router {
   if (!docsEnabled) return router;
   const assets = path.dirname(require.resolve("swagger-ui-dist/package.json"));
   router.use("/docs/assets", express.static(assets, { index: false, maxAge: "1d" }));
-  router.get("/docs/init.js", (_req, res) => res.type("application/javascript").send('SwaggerUIBundle({url: "/openapi.json", dom_id: "#ui"});'));
+  router.get("/docs/init.js", (_req, res) =>
+    res.type("application/javascript").send('SwaggerUIBundle({url: "/openapi.json", dom_id: "#ui"});'),
+  );
   router.get("/docs", (_req, res) => res.type("html").send(PAGE));
   return router;
 }

@@ -22,15 +22,29 @@ export function messageRoutes(prisma: PrismaClient): Router {
     if (query.status) where.status = query.status;
     if (query.to) where.to = normalizePhone(query.to, "to");
     if (query.batch_id) where.batchId = query.batch_id;
-    if (query.from || query.until) where.createdAt = { ...(query.from && { gte: new Date(query.from) }), ...(query.until && { lt: new Date(query.until) }) };
+    if (query.from || query.until)
+      where.createdAt = {
+        ...(query.from && { gte: new Date(query.from) }),
+        ...(query.until && { lt: new Date(query.until) }),
+      };
     if (query.cursor) {
       const cursor = decodeCursor(query.cursor);
-      where.OR = [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }];
+      where.OR = [
+        { createdAt: { lt: cursor.createdAt } },
+        { createdAt: cursor.createdAt, id: { lt: cursor.id } },
+      ];
     }
-    const rows = await prisma.message.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: query.limit + 1 });
+    const rows = await prisma.message.findMany({
+      where,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: query.limit + 1,
+    });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
-    res.json({ data: page.map(toMessageView), next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null });
+    res.json({
+      data: page.map(toMessageView),
+      next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null,
+    });
   });
 
   router.get("/v1/sms/:message_id", requirePermission("sms:read"), async (req, res) => {

@@ -12,7 +12,11 @@ export const ErrorResponse = z
   })
   .meta({ id: "Error" });
 
-export const MessageStatus = z.enum(["scheduled", "queued", "sent", "delivered", "failed", "canceled"]).meta({ id: "MessageStatus" });
+export const MessageStatus = z
+  .enum(["scheduled", "queued", "sent", "delivered", "failed", "canceled"])
+  .meta({ id: "MessageStatus" });
 export const Encoding = z.enum(["GSM-7", "UCS-2"]).meta({ id: "Encoding" });
 
-export const MessageIdParam = z.object({ message_id: z.string().meta({ example: "msg_01JD6Z8Q4G2M0F3T6S8V9W0X1Y" }) });
+export const MessageIdParam = z.object({
+  message_id: z.string().meta({ example: "msg_01JD6Z8Q4G2M0F3T6S8V9W0X1Y" }),
+});

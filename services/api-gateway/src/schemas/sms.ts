@@ -1,8 +1,17 @@
 import { z } from "zod";
 import { Encoding, MessageStatus } from "./common";
 
-const phone = z.string().max(32).meta({ description: "E.164 number with a leading +", example: "+14155550100" });
-const text = z.string().max(20000).meta({ description: "The text; long texts are sent as concatenated segments", example: "Your order has shipped" });
+const phone = z
+  .string()
+  .max(32)
+  .meta({ description: "E.164 number with a leading +", example: "+14155550100" });
+const text = z
+  .string()
+  .max(20000)
+  .meta({
+    description: "The text; long texts are sent as concatenated segments",
+    example: "Your order has shipped",
+  });
 const senderId = z.string().min(1).max(16).meta({ description: "An authorized sender id", example: "ACME" });
 
 export const SendSmsRequest = z
@@ -10,7 +19,14 @@ export const SendSmsRequest = z
     to: phone,
     message: text,
     sender_id: senderId,
-    scheduled_at: z.string().max(40).nullish().meta({ description: "ISO 8601 UTC time to send at; omit to send now", example: "2030-01-31T09:30:00Z" }),
+    scheduled_at: z
+      .string()
+      .max(40)
+      .nullish()
+      .meta({
+        description: "ISO 8601 UTC time to send at; omit to send now",
+        example: "2030-01-31T09:30:00Z",
+      }),
   })
   .meta({ id: "SendSmsRequest" });
 export type SendSmsRequest = z.infer<typeof SendSmsRequest>;
@@ -31,7 +47,10 @@ export const SendSmsResponse = z
 export const BulkSmsRequest = z
   .strictObject({
     sender_id: senderId,
-    messages: z.array(z.strictObject({ to: z.string().max(32), message: text })).min(1).meta({ description: "1 to the account's limit (10,000 by default)" }),
+    messages: z
+      .array(z.strictObject({ to: z.string().max(32), message: text }))
+      .min(1)
+      .meta({ description: "1 to the account's limit (10,000 by default)" }),
   })
   .meta({ id: "BulkSmsRequest" });
 export type BulkSmsRequest = z.infer<typeof BulkSmsRequest>;
@@ -41,13 +60,33 @@ export const BulkSmsResponse = z
     batch_id: z.string(),
     accepted: z.number().int(),
     rejected: z.number().int(),
-    messages: z.array(z.object({ index: z.number().int(), message_id: z.string(), to: z.string(), status: z.literal("queued"), segments: z.number().int() })),
-    errors: z.array(z.object({ index: z.number().int(), to: z.unknown(), error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }) })),
+    messages: z.array(
+      z.object({
+        index: z.number().int(),
+        message_id: z.string(),
+        to: z.string(),
+        status: z.literal("queued"),
+        segments: z.number().int(),
+      }),
+    ),
+    errors: z.array(
+      z.object({
+        index: z.number().int(),
+        to: z.unknown(),
+        error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }),
+      }),
+    ),
   })
   .meta({ id: "BulkSmsResponse" });
 
 export const StatusChange = z
-  .object({ status: MessageStatus, previous_status: MessageStatus.nullable(), sequence: z.number().int(), at: z.string(), error_code: z.string().nullable() })
+  .object({
+    status: MessageStatus,
+    previous_status: MessageStatus.nullable(),
+    sequence: z.number().int(),
+    at: z.string(),
+    error_code: z.string().nullable(),
+  })
   .meta({ id: "StatusChange" });
 
 export const MessageView = z
@@ -74,7 +113,9 @@ export const MessageView = z
   })
   .meta({ id: "Message" });
 
-export const MessageWithHistory = MessageView.extend({ history: z.array(StatusChange) }).meta({ id: "MessageWithHistory" });
+export const MessageWithHistory = MessageView.extend({ history: z.array(StatusChange) }).meta({
+  id: "MessageWithHistory",
+});
 
 export const ListMessagesQuery = z.strictObject({
   status: MessageStatus.optional(),
@@ -87,7 +128,9 @@ export const ListMessagesQuery = z.strictObject({
 });
 export type ListMessagesQuery = z.infer<typeof ListMessagesQuery>;
 
-export const MessageList = z.object({ data: z.array(MessageView), next_cursor: z.string().nullable() }).meta({ id: "MessageList" });
+export const MessageList = z
+  .object({ data: z.array(MessageView), next_cursor: z.string().nullable() })
+  .meta({ id: "MessageList" });
 
 export const BatchView = z
   .object({
