@@ -15,4 +15,5 @@ module.exports = {
   globalTeardown: "<rootDir>/packages/testing/src/global-teardown.ts",
   testTimeout: 60000,
   maxWorkers: 2,
+  reporters: ["default", "<rootDir>/scripts/jest-summary-reporter.js"],
 };

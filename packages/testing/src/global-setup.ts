@@ -23,11 +23,16 @@ export default async function globalSetup(): Promise<void> {
   await admin.query(`CREATE DATABASE "${template}"`);
   await admin.end();
   const root = path.resolve(__dirname, "../../..");
-  execFileSync("bash", [path.join(root, "scripts/prisma.sh"), "migrate", "deploy"], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: withDatabase(servers.postgresUrl, template) },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  try {
+    execFileSync("bash", [path.join(root, "scripts/prisma.sh"), "migrate", "deploy"], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: withDatabase(servers.postgresUrl, template) },
+      stdio: "pipe",
+    });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
+    throw new Error(`migrating the test template database failed:\n${stdout ?? ""}${stderr ?? ""}`);
+  }
   process.env.TEST_RUN_ID = runId;
   process.env.TEST_POSTGRES_URL = servers.postgresUrl;
   process.env.TEST_REDIS_URL = servers.redisUrl;

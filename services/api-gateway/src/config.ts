@@ -4,6 +4,8 @@ const GatewaySettings = z.object({
   ...commonSettings,
   /** HTTP port of the API. */
   PORT: envInt(3000, 0, 65535),
+  /** Worker processes sharing the port (node:cluster); 1 runs in this process. Each has its own pools. */
+  GATEWAY_WORKERS: envInt(1, 1, 64),
   /** Address to listen on. */
   HOST: z.string().default("0.0.0.0"),
   /** Largest request body in bytes (DESIGN §3: 1 MiB). */

@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import { createLogger } from "@sms/logger";
 import { loadGatewayConfig } from "./config";
 import { startGateway } from "./server";
@@ -5,6 +6,7 @@ import { startGateway } from "./server";
 async function main(): Promise<void> {
   const config = loadGatewayConfig();
   const logger = createLogger("api-gateway", config.LOG_LEVEL);
+  if (config.GATEWAY_WORKERS > 1 && cluster.isPrimary) return superviseWorkers(config.GATEWAY_WORKERS, logger);
   const gateway = await startGateway(config, logger);
   const shutdown = (signal: string) => {
     logger.info("shutting down", { signal });
@@ -18,6 +20,26 @@ async function main(): Promise<void> {
   };
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
+}
+
+/** Forks the workers, forwards SIGTERM/SIGINT, and exits when they have all stopped. */
+function superviseWorkers(count: number, logger: ReturnType<typeof createLogger>): void {
+  let stopping = false;
+  for (let i = 0; i < count; i++) cluster.fork();
+  cluster.on("exit", (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    logger.error("gateway worker died; replacing it", { pid: worker.process.pid, code, signal });
+    cluster.fork();
+  });
+  const stop = () => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import pg from "pg";
+import { generateApiKey, PERMISSIONS } from "@sms/auth";
+import { newId } from "@sms/ids";
+
+export const root = path.resolve(__dirname, "../..");
+
+/** A fresh, migrated database for one benchmark run (dropped first if it exists). */
+export async function freshDatabase(baseUrl: string, name: string): Promise<string> {
+  const admin = new URL(baseUrl);
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await client.query(`CREATE DATABASE "${name}"`);
+  await client.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  execFileSync("bash", [path.join(root, "scripts/migrate.sh")], { env: { ...process.env, DATABASE_URL: url.toString() }, stdio: "pipe" });
+  return url.toString();
+}
+
+/** An account with effectively unlimited credits and limits, and its key. */
+export async function createBenchAccount(databaseUrl: string, senderId: string): Promise<{ accountId: string; key: string }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const accountId = newId("acc");
+  const apiKey = generateApiKey();
+  await client.query(
+    `INSERT INTO accounts (id, name, balance, requests_per_second, messages_per_second, daily_quota, max_batch_size, updated_at)
+     VALUES ($1, 'bench', 1000000000, 1000000, 1000000, 1000000000, 10000, now())`,
+    [accountId],
+  );
+  await client.query("INSERT INTO sender_ids (id, account_id, value) VALUES ($1, $2, $3)", [newId("snd"), accountId, senderId]);
+  await client.query("INSERT INTO api_keys (id, account_id, name, prefix, hash, permissions) VALUES ($1, $2, 'bench', $3, $4, $5)", [
+    newId("key"),
+    accountId,
+    apiKey.prefix,
+    apiKey.hash,
+    [...PERMISSIONS],
+  ]);
+  await client.end();
+  return { accountId, key: apiKey.key };
+}
+
+/** Starts a built service as its own process and waits for its /readyz. */
+export async function startService(name: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.join(root, "services", name, "dist", "main.js")], {
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      if ((await fetch(readyUrl)).ok) return child;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${name} did not become ready`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export async function stopService(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}

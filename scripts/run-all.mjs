@@ -1,0 +1,52 @@
+// Runs every service of the platform as child processes of this one, for local
+// use: prefixed logs, SIGINT/SIGTERM forwarded, and if one service dies the rest
+// are stopped (a half-running platform is worse than a clear failure).
+// SERVICES=api-gateway,dispatcher limits the set. Production runs each service on its own.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+// Order matters for start-up only in that upstreams come first.
+const ALL = ["carrier-simulator", "api-gateway", "dispatcher", "dlr-ingest", "scheduler", "webhook-delivery", "otp", "smpp-server"];
+const wanted = process.env.SERVICES ? process.env.SERVICES.split(",") : ALL;
+const services = wanted.filter((name) => existsSync(path.join(root, "services", name, "dist", "main.js")));
+
+const children = new Map();
+let stopping = false;
+
+function stopAll(signal) {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children.values()) child.kill(signal);
+  setTimeout(() => process.exit(1), 15_000).unref();
+}
+
+for (const name of services) {
+  const child = spawn(process.execPath, ["--enable-source-maps", path.join(root, "services", name, "dist", "main.js")], {
+    env: process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.set(name, child);
+  const prefix = `${name.padEnd(18)}| `;
+  for (const stream of [child.stdout, child.stderr]) {
+    let buffered = "";
+    stream.on("data", (chunk) => {
+      buffered += chunk;
+      const lines = buffered.split("\n");
+      buffered = lines.pop();
+      for (const line of lines) process.stdout.write(prefix + line + "\n");
+    });
+  }
+  child.on("exit", (code, signal) => {
+    children.delete(name);
+    if (!stopping) {
+      console.error(`${prefix}exited (${signal ?? code}); stopping the others`);
+      stopAll("SIGTERM");
+    }
+    if (children.size === 0) process.exit(stopping && code === 0 ? 0 : 1);
+  });
+}
+console.log(`started: ${services.join(", ")}`);
+process.on("SIGINT", () => stopAll("SIGTERM"));
+process.on("SIGTERM", () => stopAll("SIGTERM"));

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The start command of the README: set up, migrate, make sure a demo account
+# exists, then run every service in one process tree (Ctrl-C stops them all).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/sms}"
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+export PORT="${PORT:-3000}"
+export GATEWAY_URL="${GATEWAY_URL:-http://127.0.0.1:${PORT}}"
+
+bash scripts/setup.sh
+bash scripts/migrate.sh >/dev/null
+echo
+node services/admin-cli/dist/main.js demo
+echo
+exec node scripts/run-all.mjs
