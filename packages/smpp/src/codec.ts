@@ -35,22 +35,26 @@ export function isKnownCommand(command: string): boolean {
 }
 
 /**
- * Decodes one whole PDU (header included). Throws on a body the codec cannot read.
- * The codec's decode step would turn short_message into text with its own guesses
- * (NOTES-smpp: IA5 decoded as GSM, `$` becomes `¤`) and times into Dates; we skip
- * it so callers get raw bytes and decode them with our own encoder.
+ * The codec's field filters guess: on decode they turn short_message into text with its
+ * own tables (NOTES-smpp: IA5 decoded as GSM, `$` becomes `¤`) and times into Dates; on
+ * encode they pick a data_coding and encode strings. Its message_payload filter also
+ * assigns an undeclared variable, a ReferenceError wherever the code runs in strict mode.
+ * We switch them off per PDU: fields go on and off the wire exactly as given.
  */
+const noFilter = () => undefined;
+
+/** Decodes one whole PDU (header included), fields raw. Throws on a body the codec cannot read. */
 export function decodePdu(frame: Buffer): Pdu {
   const pdu = Object.create(PDU.prototype) as PDU;
-  pdu._filter = () => undefined;
+  pdu._filter = noFilter;
   pdu.fromBuffer(frame);
   Reflect.deleteProperty(pdu, "_filter");
   return pdu as Pdu;
 }
 
 /**
- * Encodes a PDU. `short_message` must be a Buffer with an explicit `data_coding`:
- * the codec would otherwise pick a data_coding and encode text itself (NOTES-smpp).
+ * Encodes a PDU with fields in wire form: `short_message` and `message_payload` as
+ * Buffers (with an explicit `data_coding`), times as SMPP time strings.
  */
 export function encodePdu(
   command: string,
@@ -75,7 +79,9 @@ export function encodePdu(
   }
   options.sequence_number = sequenceNumber;
   options.command_status = commandStatus;
-  return new PDU(command, options).toBuffer();
+  const pdu = new PDU(command, options);
+  pdu._filter = noFilter;
+  return pdu.toBuffer();
 }
 
 /**
