@@ -6,7 +6,8 @@ import { startGateway } from "./server";
 async function main(): Promise<void> {
   const config = loadGatewayConfig();
   const logger = createLogger("api-gateway", config.LOG_LEVEL);
-  if (config.GATEWAY_WORKERS > 1 && cluster.isPrimary) return superviseWorkers(config.GATEWAY_WORKERS, logger);
+  if (config.GATEWAY_WORKERS > 1 && cluster.isPrimary)
+    return superviseWorkers(config.GATEWAY_WORKERS, logger);
   const gateway = await startGateway(config, logger);
   const shutdown = (signal: string) => {
     logger.info("shutting down", { signal });

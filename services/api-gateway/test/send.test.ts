@@ -231,3 +231,49 @@ describe("POST /v1/sms/send", () => {
     expect(account.balance).toBe(1n);
   });
 });
+
+describe("text PostgreSQL could not store", () => {
+  let gw: TestGateway;
+  let account: TestAccount;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+    account = await gw.createAccount();
+  });
+  afterAll(() => gw.stop());
+
+  it("rejects a NUL or a lone surrogate in the message with VALIDATION_ERROR, never a 500", async () => {
+    for (const message of ["a\u0000b", "x\ud800y"]) {
+      const error = expectError(
+        await gw.request("POST", "/v1/sms/send", {
+          key: account.key,
+          rawBody: JSON.stringify({ to: "+14155550100", message, sender_id: "ACME" }),
+          headers: { "content-type": "application/json" },
+        }),
+        400,
+        "VALIDATION_ERROR",
+      );
+      expect(error.field).toBe("message");
+    }
+    expect(await gw.db.prisma.message.count({ where: { accountId: account.accountId } })).toBe(0);
+  });
+
+  it("answers 404 or 400 for NUL bytes in ids and query strings, never a 500", async () => {
+    expectError(await gw.request("GET", "/v1/sms/msg_%00", { key: account.key }), 404, "NOT_FOUND");
+    expectError(await gw.request("POST", "/v1/sms/%00/cancel", { key: account.key }), 404, "NOT_FOUND");
+    expectError(await gw.request("GET", "/v1/sms/bulk/bat_%00", { key: account.key }), 404, "NOT_FOUND");
+    expectError(
+      await gw.request("GET", "/v1/sms?batch_id=%00", { key: account.key }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expectError(await gw.request("GET", "/v1/sms?to=%2B1%00", { key: account.key }), 400, "VALIDATION_ERROR");
+    const cursor = Buffer.from(JSON.stringify([new Date().toISOString(), "msg_\u0000"])).toString(
+      "base64url",
+    );
+    expectError(
+      await gw.request("GET", `/v1/sms?cursor=${cursor}`, { key: account.key }),
+      400,
+      "VALIDATION_ERROR",
+    );
+  });
+});

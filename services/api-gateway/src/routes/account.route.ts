@@ -1,6 +1,7 @@
 import { Router } from "express";
 import type { PrismaClient } from "@sms/db";
 import { ApiError } from "@sms/errors";
+import { isId } from "@sms/ids";
 import { authOf, requirePermission } from "../http/auth";
 import { parseOrThrow } from "../http/validate";
 import { z } from "zod";
@@ -14,6 +15,8 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
   router.get("/v1/sms/bulk/:batch_id", requirePermission("sms:read"), async (req, res) => {
     const { batch_id } = parseOrThrow(BatchIdParam, req.params);
     const accountId = authOf(res).account.id;
+    if (!isId("bat", batch_id))
+      throw new ApiError("NOT_FOUND", "No batch with this id exists for this account.");
     const batch = await prisma.batch.findFirst({ where: { id: batch_id, accountId } });
     if (!batch) throw new ApiError("NOT_FOUND", "No batch with this id exists for this account.");
     const groups = await prisma.message.groupBy({

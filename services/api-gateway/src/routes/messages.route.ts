@@ -1,6 +1,7 @@
 import { Router } from "express";
 import type { Prisma, PrismaClient } from "@sms/db";
 import { ApiError } from "@sms/errors";
+import { isId } from "@sms/ids";
 import { normalizePhone } from "@sms/message-acceptance";
 import { authOf, requirePermission } from "../http/auth";
 import { parseOrThrow } from "../http/validate";
@@ -49,6 +50,7 @@ export function messageRoutes(prisma: PrismaClient): Router {
 
   router.get("/v1/sms/:message_id", requirePermission("sms:read"), async (req, res) => {
     const { message_id } = parseOrThrow(MessageIdParam, req.params);
+    if (!isId("msg", message_id)) throw notFound();
     const message = await prisma.message.findFirst({
       where: { id: message_id, accountId: authOf(res).account.id },
       include: { events: { orderBy: { sequence: "asc" } } },
@@ -59,6 +61,7 @@ export function messageRoutes(prisma: PrismaClient): Router {
 
   router.post("/v1/sms/:message_id/cancel", requirePermission("sms:send"), async (req, res) => {
     const { message_id } = parseOrThrow(MessageIdParam, req.params);
+    if (!isId("msg", message_id)) throw notFound();
     const message = await cancelScheduledMessage(prisma, authOf(res).account.id, message_id);
     res.json(toMessageView(message));
   });

@@ -20,3 +20,13 @@ export const Encoding = z.enum(["GSM-7", "UCS-2"]).meta({ id: "Encoding" });
 export const MessageIdParam = z.object({
   message_id: z.string().meta({ example: "msg_01JD6Z8Q4G2M0F3T6S8V9W0X1Y" }),
 });
+
+/**
+ * A string PostgreSQL can store and a handset can show: well-formed Unicode (no lone
+ * surrogates, which would be silently replaced by U+FFFD) and no NUL (text columns reject it).
+ */
+export const text = () =>
+  z
+    .string()
+    .refine((value) => value.isWellFormed(), { message: "contains invalid Unicode (a lone surrogate)" })
+    .refine((value) => !value.includes("\u0000"), { message: "contains a NUL character" });

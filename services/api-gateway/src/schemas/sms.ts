@@ -1,32 +1,24 @@
 import { z } from "zod";
-import { Encoding, MessageStatus } from "./common";
+import { Encoding, MessageStatus, text as safeText } from "./common";
 
-const phone = z
-  .string()
+const phone = safeText()
   .max(32)
   .meta({ description: "E.164 number with a leading +", example: "+14155550100" });
-const text = z
-  .string()
-  .max(20000)
-  .meta({
-    description: "The text; long texts are sent as concatenated segments",
-    example: "Your order has shipped",
-  });
-const senderId = z.string().min(1).max(16).meta({ description: "An authorized sender id", example: "ACME" });
+const text = safeText().max(20000).meta({
+  description: "The text; long texts are sent as concatenated segments",
+  example: "Your order has shipped",
+});
+const senderId = safeText().min(1).max(16).meta({ description: "An authorized sender id", example: "ACME" });
 
 export const SendSmsRequest = z
   .strictObject({
     to: phone,
     message: text,
     sender_id: senderId,
-    scheduled_at: z
-      .string()
-      .max(40)
-      .nullish()
-      .meta({
-        description: "ISO 8601 UTC time to send at; omit to send now",
-        example: "2030-01-31T09:30:00Z",
-      }),
+    scheduled_at: safeText().max(40).nullish().meta({
+      description: "ISO 8601 UTC time to send at; omit to send now",
+      example: "2030-01-31T09:30:00Z",
+    }),
   })
   .meta({ id: "SendSmsRequest" });
 export type SendSmsRequest = z.infer<typeof SendSmsRequest>;
@@ -48,7 +40,7 @@ export const BulkSmsRequest = z
   .strictObject({
     sender_id: senderId,
     messages: z
-      .array(z.strictObject({ to: z.string().max(32), message: text }))
+      .array(z.strictObject({ to: safeText().max(32), message: text }))
       .min(1)
       .meta({ description: "1 to the account's limit (10,000 by default)" }),
   })
@@ -119,12 +111,12 @@ export const MessageWithHistory = MessageView.extend({ history: z.array(StatusCh
 
 export const ListMessagesQuery = z.strictObject({
   status: MessageStatus.optional(),
-  to: z.string().max(32).optional(),
-  batch_id: z.string().max(40).optional(),
+  to: safeText().max(32).optional(),
+  batch_id: safeText().max(40).optional(),
   from: z.iso.datetime({ offset: true }).optional().meta({ description: "Created at or after (ISO 8601)" }),
   until: z.iso.datetime({ offset: true }).optional().meta({ description: "Created before (ISO 8601)" }),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(200).optional().meta({ description: "next_cursor of the previous page" }),
+  cursor: safeText().max(200).optional().meta({ description: "next_cursor of the previous page" }),
 });
 export type ListMessagesQuery = z.infer<typeof ListMessagesQuery>;
 
