@@ -4,7 +4,7 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN npm install -g pnpm@10 >/dev/null
-COPY pnpm-lock.yaml pnpm-workspace.yaml package.json .npmrc ./
+COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
 COPY packages ./packages
 COPY services ./services
 COPY bench ./bench

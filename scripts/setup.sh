@@ -11,5 +11,6 @@ fi
 
 # --frozen-lockfile: install exactly what the lockfile says, or fail.
 pnpm install --frozen-lockfile --reporter=silent
-bash scripts/prisma.sh generate >/dev/null
+quietly() { local out; out=$("$@" 2>&1) || { echo "$out" >&2; return 1; }; }
+quietly bash scripts/prisma.sh generate
 pnpm run -s build

@@ -9,7 +9,7 @@ export PORT="${PORT:-3000}"
 export GATEWAY_URL="${GATEWAY_URL:-http://127.0.0.1:${PORT}}"
 
 bash scripts/setup.sh
-bash scripts/migrate.sh >/dev/null
+out=$(bash scripts/migrate.sh 2>&1) || { echo "$out" >&2; exit 1; }
 echo
 node services/admin-cli/dist/main.js demo
 echo
