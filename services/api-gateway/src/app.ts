@@ -5,7 +5,7 @@ import type { Logger } from "@sms/logger";
 import type { MessageAcceptor } from "@sms/message-acceptance";
 import { rateLimitMiddleware, type RateLimiter } from "@sms/rate-limit";
 import type { GatewayConfig } from "./config";
-import { healthRoutes, type ReadinessCheck } from "./health";
+import { healthRoutes, type ReadinessCheck } from "@sms/health";
 import { authenticate, authOf } from "./http/auth";
 import { errorHandler, notFound } from "./http/errors";
 import { idempotency } from "./http/idempotency";

@@ -1,0 +1,2 @@
+export { healthRoutes, type ReadinessCheck } from "./health-routes";
+export { startHealthServer } from "./health-server";
