@@ -3,7 +3,7 @@ import type { LedgerReason } from "@sms/db";
 import { accountId, nonZeroInteger, note, positiveInteger } from "./arguments";
 import { CommandError } from "./errors";
 import { printResult, toNumber, type CliIo } from "./output";
-import { accountNotFound, isPrismaError, type Db } from "./records";
+import { accountNotFound, isCheckViolation, isPrismaError, type Db } from "./records";
 
 export interface BalanceChange {
   accountId: string;
@@ -31,6 +31,13 @@ export async function changeBalance(
     }));
   } catch (error) {
     if (isPrismaError(error, "P2025")) throw accountNotFound(change.accountId);
+    // The migration's CHECK (balance >= 0) refuses the UPDATE itself, so the check below
+    // only runs where that constraint is missing; the failed statement aborts the transaction.
+    if (isCheckViolation(error, "accounts_balance_not_negative")) {
+      throw new CommandError(
+        `Refused: ${change.delta} would take the balance of ${change.accountId} below zero; a balance never goes below zero.`,
+      );
+    }
     throw error;
   }
   if (balanceAfter < 0n) {

@@ -5,9 +5,23 @@ import { CommandError } from "./errors";
 /** Prisma's client or a transaction's: every helper here works inside or outside one. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
-/** True when `error` is a Prisma request error with that code (P2002 unique, P2025 record not found). */
-export function isPrismaError(error: unknown, code: "P2002" | "P2025"): boolean {
+/** True when `error` is a Prisma request error with that code (P2002 unique, P2003 foreign key, P2025 record not found). */
+export function isPrismaError(error: unknown, code: "P2002" | "P2003" | "P2025"): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === code;
+}
+
+/**
+ * True when `error` is PostgreSQL refusing a row under the CHECK constraint `constraint`
+ * (SQLSTATE 23514). Prisma has no code for it: the driver adapter's error comes through
+ * as is, with the PostgreSQL code and message in its `cause`.
+ */
+export function isCheckViolation(error: unknown, constraint: string): boolean {
+  const cause = (error as { cause?: { originalCode?: unknown; originalMessage?: unknown } } | null)?.cause;
+  return (
+    cause?.originalCode === "23514" &&
+    typeof cause.originalMessage === "string" &&
+    cause.originalMessage.includes(`"${constraint}"`)
+  );
 }
 
 export function accountNotFound(accountId: string): CommandError {
