@@ -1,0 +1,390 @@
+import { createDatabase, type Database } from "@sms/db";
+import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
+import { balanceOf, countRows, insertAccount, insertMessage, insertSegment } from "../test/fixtures";
+import { applyTransition } from "./apply-transition";
+import { MESSAGE_STATUSES, canTransition, outboxEventType, type MessageStatus } from "./transitions";
+
+describe("applyTransition (real PostgreSQL)", () => {
+  let world: TestWorld;
+  let db: Database;
+  let accountId: string;
+
+  beforeAll(async () => {
+    world = await createTestWorld();
+    db = createDatabase(world.databaseUrl, { poolSize: 25 });
+    accountId = await insertAccount(db.pool, 1_000_000);
+  });
+  afterAll(async () => {
+    await db.close();
+    await world.destroy();
+  });
+
+  const at = new Date("2026-11-21T10:00:00.123Z");
+
+  /** A message brought to `status` through the allowed path. */
+  async function messageIn(status: MessageStatus, credits = 1): Promise<string> {
+    const start = status === "scheduled" || status === "canceled" ? "scheduled" : "queued";
+    const id = await insertMessage(db.pool, { accountId, status: start, credits });
+    const path: Record<MessageStatus, MessageStatus[]> = {
+      scheduled: [],
+      queued: [],
+      sent: ["sent"],
+      delivered: ["sent", "delivered"],
+      failed: ["failed"],
+      canceled: ["canceled"],
+    };
+    for (const to of path[status]) {
+      // As the dispatcher would: the carrier accepted the segment before the message is sent.
+      if (to === "sent")
+        await insertSegment(db.pool, id, { status: "submitted", carrierMessageId: `c-${id}` });
+      const result = await applyTransition(db.pool, { messageId: id, to, at });
+      expect(result.applied).toBe(true);
+    }
+    return id;
+  }
+
+  /**
+   * Runs `attempts` at once for real: a transaction holds the message row until every
+   * attempt is waiting on a lock, so they all start from the same committed state.
+   */
+  async function race<T>(messageId: string, attempts: Array<() => Promise<T>>): Promise<T[]> {
+    const blocker = await db.pool.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("SELECT 1 FROM messages WHERE id = $1 FOR UPDATE", [messageId]);
+      const running = Promise.all(attempts.map((attempt) => attempt()));
+      await waitFor(
+        async () => {
+          const { rows } = await db.pool.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          );
+          return rows[0]!.n >= attempts.length;
+        },
+        { what: "every attempt to wait on the row lock" },
+      );
+      await blocker.query("COMMIT");
+      return await running;
+    } finally {
+      blocker.release();
+    }
+  }
+
+  async function snapshot(id: string) {
+    const { rows } = await db.pool.query("SELECT * FROM messages WHERE id = $1", [id]);
+    return {
+      message: rows[0],
+      events: await countRows(db.pool, "message_events", id),
+      outbox: await countRows(db.pool, "outbox_events", id),
+      dispatch: await countRows(db.pool, "dispatch_outbox", id),
+      ledger: await countRows(db.pool, "credit_ledger", id),
+    };
+  }
+
+  const pairs = MESSAGE_STATUSES.filter((to) => to !== "scheduled").flatMap((to) =>
+    MESSAGE_STATUSES.map((from) => [from, to] as const),
+  );
+
+  it.each(pairs)(
+    "%s → %s: applies exactly when allowed, with one history and one outbox row",
+    async (from, to) => {
+      const id = await messageIn(from);
+      const before = await snapshot(id);
+      const result = await applyTransition(db.pool, {
+        messageId: id,
+        to,
+        at,
+        errorCode: to === "failed" ? "SMPP_ESME_RINVDSTADR" : null,
+        errorMessage: to === "failed" ? "invalid destination" : null,
+      });
+      const after = await snapshot(id);
+
+      if (!canTransition(from, to)) {
+        expect(result).toEqual({ applied: false, currentStatus: from });
+        expect(after).toEqual(before);
+        return;
+      }
+      const sequence = before.message.status_sequence + 1;
+      expect(result).toMatchObject({ applied: true, sequence, previousStatus: from });
+      expect(after.message.status).toBe(to);
+      expect(after.message.status_sequence).toBe(sequence);
+      expect(after.message.updated_at.getTime()).toBeGreaterThanOrEqual(before.message.updated_at.getTime());
+      expect(after.events).toBe(before.events + 1);
+      const { rows: events } = await db.pool.query(
+        "SELECT * FROM message_events WHERE message_id = $1 AND sequence = $2",
+        [id, sequence],
+      );
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ status: to, previous_status: from, occurred_at: at });
+
+      const type = outboxEventType(to);
+      expect(after.outbox).toBe(before.outbox + (type ? 1 : 0));
+      if (type) {
+        const { rows: outbox } = await db.pool.query(
+          "SELECT * FROM outbox_events WHERE message_id = $1 AND sequence = $2",
+          [id, sequence],
+        );
+        expect(outbox).toHaveLength(1);
+        expect(outbox[0].id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
+        expect(outbox[0]).toMatchObject({ type, account_id: accountId, published_at: null });
+        expect(Object.keys(outbox[0].payload).sort()).toEqual(
+          [
+            "batch_id",
+            "delivered_at",
+            "error_code",
+            "error_message",
+            "previous_status",
+            "segments",
+            "sender_id",
+            "sent_at",
+            "status",
+            "to",
+          ].sort(),
+        );
+        expect(outbox[0].payload).toMatchObject({ to: "+14155550100", status: to, previous_status: from });
+        expect(JSON.stringify(outbox[0].payload)).not.toContain("secret text");
+      }
+      expect(after.dispatch).toBe(before.dispatch + (to === "queued" ? 1 : 0));
+    },
+  );
+
+  it("stamps sent_at, delivered_at and failed_at with the event time and keeps the error", async () => {
+    const sent = await messageIn("sent");
+    await applyTransition(db.pool, { messageId: sent, to: "delivered", at: new Date(at.getTime() + 5000) });
+    const failed = await messageIn("queued");
+    await applyTransition(db.pool, {
+      messageId: failed,
+      to: "failed",
+      at,
+      errorCode: "SMPP_ESME_RINVDSTADR",
+      errorMessage: "invalid destination",
+    });
+    const { rows } = await db.pool.query(
+      "SELECT id, sent_at, delivered_at, failed_at, error_code, error_message FROM messages WHERE id = ANY($1) ORDER BY id",
+      [[sent, failed]],
+    );
+    expect(rows[0]).toMatchObject({
+      sent_at: at,
+      delivered_at: new Date(at.getTime() + 5000),
+      failed_at: null,
+    });
+    expect(rows[1]).toMatchObject({
+      sent_at: null,
+      delivered_at: null,
+      failed_at: at,
+      error_code: "SMPP_ESME_RINVDSTADR",
+      error_message: "invalid destination",
+    });
+    const { rows: outbox } = await db.pool.query(
+      "SELECT payload FROM outbox_events WHERE message_id = $1 AND type = 'message.failed'",
+      [failed],
+    );
+    expect(outbox[0].payload).toMatchObject({
+      error_code: "SMPP_ESME_RINVDSTADR",
+      error_message: "invalid destination",
+      sent_at: null,
+      delivered_at: null,
+    });
+    const { rows: history } = await db.pool.query(
+      "SELECT error_code, error_message FROM message_events WHERE message_id = $1 AND status = 'failed'",
+      [failed],
+    );
+    expect(history).toEqual([{ error_code: "SMPP_ESME_RINVDSTADR", error_message: "invalid destination" }]);
+  });
+
+  it("applies a receipt that arrives before the submit response, then ignores the late submit response", async () => {
+    const id = await messageIn("queued");
+    const receipt = await applyTransition(db.pool, { messageId: id, to: "delivered", at });
+    expect(receipt).toEqual({ applied: true, sequence: 2, previousStatus: "queued", refundedCredits: 0 });
+    const late = await applyTransition(db.pool, { messageId: id, to: "sent", at });
+    expect(late).toEqual({ applied: false, currentStatus: "delivered" });
+    const { rows } = await db.pool.query(
+      "SELECT sequence, status, previous_status FROM message_events WHERE message_id = $1 ORDER BY sequence",
+      [id],
+    );
+    expect(rows).toEqual([
+      { sequence: 1, status: "queued", previous_status: null },
+      { sequence: 2, status: "delivered", previous_status: "queued" },
+    ]);
+    const { rows: message } = await db.pool.query(
+      "SELECT sent_at, delivered_at FROM messages WHERE id = $1",
+      [id],
+    );
+    // Delivered implies the carrier had it: sent_at is the best time we know.
+    expect(message[0]).toEqual({ sent_at: at, delivered_at: at });
+  });
+
+  it("reports a duplicate receipt as not applied and changes nothing", async () => {
+    const id = await messageIn("delivered");
+    const before = await snapshot(id);
+    expect(await applyTransition(db.pool, { messageId: id, to: "delivered", at })).toEqual({
+      applied: false,
+      currentStatus: "delivered",
+    });
+    expect(await snapshot(id)).toEqual(before);
+  });
+
+  it("reports an unknown message id as not applied with no current status", async () => {
+    expect(
+      await applyTransition(db.pool, { messageId: "msg_01ARZ3NDEKTSV4RRFFQ69G5FAV", to: "sent", at }),
+    ).toEqual({
+      applied: false,
+      currentStatus: null,
+    });
+  });
+
+  it("refuses a move to scheduled: nothing becomes scheduled again", async () => {
+    const id = await messageIn("queued");
+    await expect(applyTransition(db.pool, { messageId: id, to: "scheduled", at })).rejects.toThrow(
+      /scheduled/,
+    );
+  });
+
+  describe("credits", () => {
+    it("returns the credits of a message that fails before any segment reached a carrier", async () => {
+      const id = await messageIn("queued", 3);
+      const before = await balanceOf(db.pool, accountId);
+      const result = await applyTransition(db.pool, {
+        messageId: id,
+        to: "failed",
+        at,
+        errorCode: "NO_ROUTE",
+      });
+      expect(result).toMatchObject({ applied: true, refundedCredits: 3 });
+      expect(await balanceOf(db.pool, accountId)).toBe(before + 3);
+      const { rows } = await db.pool.query(
+        "SELECT delta, balance_after, reason FROM credit_ledger WHERE message_id = $1",
+        [id],
+      );
+      expect(rows).toEqual([{ delta: "3", balance_after: String(before + 3), reason: "message_refund" }]);
+    });
+
+    it("returns the credits when every segment was refused by the carrier (no carrier id)", async () => {
+      const id = await messageIn("queued", 2);
+      await insertSegment(db.pool, id, { seq: 1, status: "failed" });
+      await insertSegment(db.pool, id, { seq: 2, status: "pending" });
+      expect(await applyTransition(db.pool, { messageId: id, to: "failed", at })).toMatchObject({
+        applied: true,
+        refundedCredits: 2,
+      });
+    });
+
+    it.each([
+      ["a segment the carrier accepted", { status: "submitted", carrierMessageId: "c-1" }],
+      ["a segment that failed after the carrier accepted it", { status: "failed", carrierMessageId: "c-2" }],
+      ["a segment whose submit outcome is unknown", { status: "submitting" }],
+    ])("keeps the credits of a message with %s", async (_name, segment) => {
+      const id = await messageIn("queued", 2);
+      await insertSegment(db.pool, id, { seq: 1, status: "pending" });
+      await insertSegment(db.pool, id, { seq: 2, ...segment });
+      const before = await balanceOf(db.pool, accountId);
+      expect(await applyTransition(db.pool, { messageId: id, to: "failed", at })).toMatchObject({
+        applied: true,
+        refundedCredits: 0,
+      });
+      expect(await balanceOf(db.pool, accountId)).toBe(before);
+      expect(await countRows(db.pool, "credit_ledger", id)).toBe(0);
+    });
+
+    it("keeps the credits of a sent message that fails on its receipt", async () => {
+      const id = await messageIn("sent", 1);
+      expect(await applyTransition(db.pool, { messageId: id, to: "failed", at })).toMatchObject({
+        refundedCredits: 0,
+      });
+    });
+
+    it("returns the credits of a canceled scheduled message", async () => {
+      const id = await messageIn("scheduled", 4);
+      const before = await balanceOf(db.pool, accountId);
+      expect(await applyTransition(db.pool, { messageId: id, to: "canceled", at })).toMatchObject({
+        applied: true,
+        refundedCredits: 4,
+      });
+      expect(await balanceOf(db.pool, accountId)).toBe(before + 4);
+    });
+
+    it("refunds once when 20 callers fail the same message at the same time", async () => {
+      const id = await messageIn("queued", 5);
+      const before = await balanceOf(db.pool, accountId);
+      const results = await race(
+        id,
+        Array.from(
+          { length: 20 },
+          (_, i) => () => applyTransition(db.pool, { messageId: id, to: "failed", at, errorCode: `E${i}` }),
+        ),
+      );
+      expect(results.filter((r) => r.applied)).toHaveLength(1);
+      expect(results.filter((r) => !r.applied)).toEqual(
+        Array.from({ length: 19 }, () => ({ applied: false, currentStatus: "failed" })),
+      );
+      expect(await balanceOf(db.pool, accountId)).toBe(before + 5);
+      expect(await countRows(db.pool, "credit_ledger", id)).toBe(1);
+      const { rows } = await db.pool.query(
+        "SELECT count(*)::int AS n FROM message_events WHERE message_id = $1 AND status = 'failed'",
+        [id],
+      );
+      expect(rows[0].n).toBe(1);
+      expect(await countRows(db.pool, "outbox_events", id)).toBe(1);
+    });
+
+    it("refunds once when 20 callers race to fail and to deliver the same message", async () => {
+      const id = await messageIn("sent", 1);
+      const before = await balanceOf(db.pool, accountId);
+      const results = await race(
+        id,
+        Array.from(
+          { length: 20 },
+          (_, i) => () => applyTransition(db.pool, { messageId: id, to: i % 2 ? "failed" : "delivered", at }),
+        ),
+      );
+      expect(results.filter((r) => r.applied)).toHaveLength(1);
+      const { rows } = await db.pool.query("SELECT status, status_sequence FROM messages WHERE id = $1", [
+        id,
+      ]);
+      expect(rows[0].status_sequence).toBe(3);
+      // A sent message reached a carrier, so failing it returns nothing either way.
+      expect(await balanceOf(db.pool, accountId)).toBe(before);
+      expect(await countRows(db.pool, "message_events", id)).toBe(3);
+    });
+  });
+
+  describe("inside the caller's transaction", () => {
+    it("commits and rolls back with the caller", async () => {
+      const id = await messageIn("queued", 2);
+      const before = await snapshot(id);
+      const balance = await balanceOf(db.pool, accountId);
+      const client = await db.pool.connect();
+      try {
+        await client.query("BEGIN");
+        await client.query("UPDATE message_segments SET status = 'failed' WHERE message_id = $1", [id]);
+        expect(await applyTransition(client, { messageId: id, to: "failed", at })).toMatchObject({
+          applied: true,
+          refundedCredits: 2,
+        });
+        await client.query("ROLLBACK");
+      } finally {
+        client.release();
+      }
+      expect(await snapshot(id)).toEqual(before);
+      expect(await balanceOf(db.pool, accountId)).toBe(balance);
+    });
+
+    it("sees the caller's own earlier writes: a carrier id recorded in the same transaction blocks the refund", async () => {
+      const id = await messageIn("queued", 2);
+      const client = await db.pool.connect();
+      try {
+        await client.query("BEGIN");
+        await client.query(
+          "INSERT INTO message_segments (message_id, seq, status, carrier_message_id) VALUES ($1, 1, 'submitted', 'c-9')",
+          [id],
+        );
+        expect(await applyTransition(client, { messageId: id, to: "failed", at })).toMatchObject({
+          refundedCredits: 0,
+        });
+        await client.query("COMMIT");
+      } finally {
+        client.release();
+      }
+      expect(await countRows(db.pool, "credit_ledger", id)).toBe(0);
+    });
+  });
+});

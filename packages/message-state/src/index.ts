@@ -1,0 +1,13 @@
+export {
+  MESSAGE_STATUSES,
+  allowedFrom,
+  canTransition,
+  isMessageStatus,
+  isTerminal,
+  mayRefund,
+  outboxEventType,
+  type MessageStatus,
+} from "./transitions";
+export { applyTransition, type TransitionInput, type TransitionResult } from "./apply-transition";
+export { promoteDueScheduled, type PromoteOptions } from "./promote-due";
+export type { Queryable } from "./queryable";

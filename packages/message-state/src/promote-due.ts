@@ -1,0 +1,96 @@
+import { newId } from "@sms/ids";
+import { inTransaction, type Queryable } from "./queryable";
+
+export interface PromoteOptions {
+  /** Promote messages scheduled at or before this time. @defaultValue the database clock (`now()`), shared by every replica */
+  now?: Date;
+  /** Most messages per call. @defaultValue 1000 */
+  limit?: number;
+}
+
+// SKIP LOCKED: replicas running at once take disjoint rows, and a row that a cancel has
+// locked is left for the next tick instead of waited on. FOR UPDATE re-checks the
+// WHERE clause on the newest row version, so a message canceled meanwhile is not taken.
+const PROMOTE = `
+WITH due AS (
+  SELECT id FROM messages
+  WHERE status = 'scheduled' AND scheduled_at <= COALESCE($1::timestamptz, now())
+  ORDER BY scheduled_at
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED
+)
+UPDATE messages AS m SET status = 'queued', status_sequence = m.status_sequence + 1, updated_at = now()
+FROM due WHERE m.id = due.id AND m.status = 'scheduled'
+RETURNING m.id, m.account_id, m.status_sequence, m.to_number, m.sender_id, m.segment_count, m.batch_id`;
+
+// History, webhook outbox and dispatch outbox of every promoted message, set-based.
+const RECORD_PROMOTED = `
+WITH p AS (
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[])
+    AS t(message_id, sequence, account_id, event_id, payload)
+), events_in AS (
+  INSERT INTO message_events (message_id, sequence, status, previous_status, occurred_at)
+  SELECT message_id, sequence, 'queued', 'scheduled', now() FROM p
+), outbox_in AS (
+  INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
+  SELECT event_id, account_id, message_id, 'message.queued', sequence, payload::jsonb FROM p
+)
+INSERT INTO dispatch_outbox (message_id) SELECT message_id FROM p ON CONFLICT DO NOTHING`;
+
+interface PromotedRow {
+  id: string;
+  account_id: string;
+  status_sequence: number;
+  to_number: string;
+  sender_id: string;
+  segment_count: number;
+  batch_id: string | null;
+}
+
+/**
+ * scheduled → queued for every due message (oldest `scheduled_at` first, at most
+ * `limit`), with their history rows, `message.queued` events and dispatch_outbox rows,
+ * in one transaction; returns the promoted ids for the caller to enqueue (and then
+ * delete from dispatch_outbox, e.g. with DispatchOutbox.handOff). Safe to run on
+ * several replicas at once: no message is promoted twice.
+ *
+ * `db` is a pool (a transaction of its own) or a PoolClient inside the caller's open
+ * transaction (BEGIN issued: the row locks must last until the history is written).
+ */
+export async function promoteDueScheduled(db: Queryable, options: PromoteOptions = {}): Promise<string[]> {
+  const limit = options.limit ?? 1000;
+  return inTransaction(db, async (client) => {
+    const { rows } = await client.query<PromotedRow>({
+      name: "message-state-promote-due",
+      text: PROMOTE,
+      values: [options.now ?? null, limit],
+    });
+    if (rows.length === 0) return [];
+    await client.query({
+      name: "message-state-record-promoted",
+      text: RECORD_PROMOTED,
+      values: [
+        rows.map((r) => r.id),
+        rows.map((r) => r.status_sequence),
+        rows.map((r) => r.account_id),
+        rows.map(() => newId("evt")),
+        rows.map((r) =>
+          // The same shape as applyTransition's events; never the message text.
+          JSON.stringify({
+            to: r.to_number,
+            status: "queued",
+            previous_status: "scheduled",
+            sender_id: r.sender_id,
+            segments: r.segment_count,
+            batch_id: r.batch_id,
+            error_code: null,
+            error_message: null,
+            sent_at: null,
+            delivered_at: null,
+          }),
+        ),
+      ],
+    });
+    return rows.map((r) => r.id);
+  });
+}
