@@ -1,0 +1,76 @@
+import type pg from "pg";
+import type { ReceiptState } from "@sms/smpp";
+import { carrierIdForms } from "./id-forms";
+import { lockCarrierMessageIds } from "./lock";
+import { resolveReceipt, type ReceiptOutcome, type Resolution } from "./resolve-receipt";
+import { inTransaction } from "./transaction";
+
+/** One delivery receipt as a carrier sent it (over SMPP or HTTP). */
+export interface ReceiptInput {
+  carrierId: string;
+  /** The id as the receipt quotes it; stored as such. */
+  carrierMessageId: string;
+  /** Forms to look the segment up by and lock. @defaultValue carrierIdForms(carrierMessageId) */
+  candidates?: readonly string[];
+  state: ReceiptState;
+  /** The carrier's `err:` value, as received. */
+  errorCode?: string | null;
+  /** The receipt's done date. @defaultValue the time it is applied */
+  doneAt?: Date | null;
+  /** What was received, for the record (carrier_receipts.raw). */
+  raw?: unknown;
+}
+
+/** What applying one receipt did. */
+export interface ReceiptResult extends Resolution {
+  /** The carrier_receipts row. */
+  receiptId: string;
+}
+
+const INSERT_RECEIPT = `
+INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, error_code, outcome, message_id, seq, raw)
+VALUES ($1, $2, $3, $4, $5::"ReceiptOutcome", $6, $7, $8::jsonb)
+RETURNING id::text`;
+
+/**
+ * Applies one delivery receipt in ONE transaction: takes the advisory lock of every form
+ * of the id (the dispatcher takes the same key when it records the submit response),
+ * finds the segment, settles it and maybe its message (DESIGN §4), and records the
+ * receipt in carrier_receipts as applied, ignored (duplicate, late or not final) or
+ * unmatched (no segment has this id yet: matchPendingReceipts or the sweep applies it
+ * later). Resolves once committed; throws (nothing committed) when the database fails.
+ */
+export async function applyReceipt(pool: pg.Pool, input: ReceiptInput): Promise<ReceiptResult> {
+  const carrierMessageId = input.carrierMessageId.trim();
+  if (!carrierMessageId) throw new Error("A receipt needs the carrier's message id.");
+  const forms = input.candidates?.length ? [...input.candidates] : carrierIdForms(carrierMessageId);
+  if (!forms.includes(carrierMessageId)) forms.push(carrierMessageId);
+  return inTransaction(pool, async (client) => {
+    await lockCarrierMessageIds(client, input.carrierId, forms);
+    const resolution = await resolveReceipt(client, {
+      carrierId: input.carrierId,
+      forms,
+      quotedId: carrierMessageId,
+      state: input.state,
+      errorCode: input.errorCode,
+      doneAt: input.doneAt,
+    });
+    const { rows } = await client.query<{ id: string }>({
+      name: "receipts-insert",
+      text: INSERT_RECEIPT,
+      values: [
+        input.carrierId,
+        carrierMessageId,
+        input.state,
+        input.errorCode ?? null,
+        resolution.outcome,
+        resolution.messageId ?? null,
+        resolution.seq ?? null,
+        input.raw === undefined ? null : JSON.stringify(input.raw),
+      ],
+    });
+    return { ...resolution, receiptId: rows[0]!.id };
+  });
+}
+
+export type { ReceiptOutcome };

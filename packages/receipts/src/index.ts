@@ -1,0 +1,16 @@
+export { applyReceipt, type ReceiptInput, type ReceiptOutcome, type ReceiptResult } from "./apply-receipt";
+export {
+  matchPendingReceipts,
+  sweepUnmatched,
+  type SweepOptions,
+  type SweepResult,
+} from "./pending-receipts";
+export { lockCarrierMessageId, lockCarrierMessageIds } from "./lock";
+export { carrierIdForms } from "./id-forms";
+export {
+  RECEIPT_ERROR_CODES,
+  describeReceiptFailure,
+  isFailedReceiptState,
+  type FailedReceiptState,
+  type ReceiptErrorCode,
+} from "./error-codes";

@@ -1,0 +1,380 @@
+import pg from "pg";
+import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
+import {
+  applyReceipt,
+  lockCarrierMessageId,
+  matchPendingReceipts,
+  sweepUnmatched,
+  type ReceiptResult,
+} from "../src";
+import { insertAccount, insertMessage, insertSegment, readMessage, readReceipts } from "./fixtures";
+
+let world: TestWorld;
+let pool: pg.Pool;
+let accountId: string;
+let carrierSeq = 0;
+const carrierId = () => `car_${++carrierSeq}`;
+
+beforeAll(async () => {
+  world = await createTestWorld();
+  pool = new pg.Pool({ connectionString: world.databaseUrl, max: 20 });
+  accountId = await insertAccount(pool);
+});
+
+afterAll(async () => {
+  await pool.end();
+  await world.destroy();
+});
+
+/** A sent message whose segments carry the carrier ids `ids` (one segment per id). */
+async function sentMessage(carrier: string, ids: string[]): Promise<string> {
+  const messageId = await insertMessage(pool, { accountId, segments: ids.length });
+  for (const [i, id] of ids.entries())
+    await insertSegment(pool, { messageId, seq: i + 1, carrierId: carrier, carrierMessageId: id });
+  return messageId;
+}
+
+/** What the dispatcher does with a submit_sm_resp (services/dispatcher recordSubmitted). */
+async function recordSubmitted(messageId: string, seq: number, carrier: string, carrierMessageId: string) {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await lockCarrierMessageId(client, carrier, carrierMessageId);
+    await client.query(
+      `UPDATE message_segments SET status = 'submitted', carrier_message_id = $3, submitted_at = now()
+       WHERE message_id = $1 AND seq = $2`,
+      [messageId, seq, carrierMessageId],
+    );
+    const matched = await matchPendingReceipts(client, { carrierId: carrier, carrierMessageId });
+    await client.query("COMMIT");
+    return matched;
+  } finally {
+    client.release();
+  }
+}
+
+describe("applyReceipt", () => {
+  it("delivers a single-segment message on a DELIVRD receipt", async () => {
+    const carrier = carrierId();
+    const messageId = await sentMessage(carrier, ["a0000001"]);
+    const result = await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: "a0000001",
+      state: "delivered",
+      errorCode: "000",
+    });
+    expect(result).toMatchObject({
+      outcome: "applied",
+      messageId,
+      seq: 1,
+      transition: { to: "delivered", sequence: 3 },
+    });
+    const message = await readMessage(pool, messageId);
+    expect(message).toMatchObject({
+      status: "delivered",
+      sequence: 3,
+      history: ["queued", "sent", "delivered"],
+      outbox: ["message.delivered"],
+    });
+    expect(message.deliveredAt).toBeInstanceOf(Date);
+    expect(message.segments).toEqual([
+      expect.objectContaining({ seq: 1, status: "delivered", errorCode: null }),
+    ]);
+    expect(message.segments[0]!.doneAt).toBeInstanceOf(Date);
+    expect(await readReceipts(pool, carrier)).toEqual([
+      { carrierMessageId: "a0000001", state: "delivered", outcome: "applied", messageId, seq: 1 },
+    ]);
+  });
+
+  it("delivers a multi-segment message only once every segment is delivered", async () => {
+    const carrier = carrierId();
+    const messageId = await sentMessage(carrier, ["m1", "m2", "m3"]);
+    for (const id of ["m1", "m3"]) {
+      const result = await applyReceipt(pool, {
+        carrierId: carrier,
+        carrierMessageId: id,
+        state: "delivered",
+      });
+      expect(result.outcome).toBe("applied");
+      expect(result.transition).toBeUndefined();
+    }
+    expect((await readMessage(pool, messageId)).status).toBe("sent");
+    const last = await applyReceipt(pool, { carrierId: carrier, carrierMessageId: "m2", state: "delivered" });
+    expect(last).toMatchObject({ outcome: "applied", seq: 2, transition: { to: "delivered" } });
+    const message = await readMessage(pool, messageId);
+    expect(message.status).toBe("delivered");
+    expect(message.outbox).toEqual(["message.delivered"]);
+    expect(message.segments.map((s) => s.status)).toEqual(["delivered", "delivered", "delivered"]);
+  });
+
+  it("fails the message once on the first segment that fails for good, and keeps its credits", async () => {
+    const carrier = carrierId();
+    const balanceBefore = await balance();
+    const messageId = await sentMessage(carrier, ["f1", "f2", "f3"]);
+    const first = await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: "f2",
+      state: "undeliverable",
+      errorCode: "001",
+    });
+    expect(first).toMatchObject({ outcome: "applied", seq: 2, transition: { to: "failed" } });
+    const later = [
+      await applyReceipt(pool, { carrierId: carrier, carrierMessageId: "f1", state: "delivered" }),
+      await applyReceipt(pool, {
+        carrierId: carrier,
+        carrierMessageId: "f3",
+        state: "rejected",
+        errorCode: "002",
+      }),
+    ];
+    // The segments still record what happened to them; the message does not change again.
+    expect(later.map((r) => [r.outcome, r.transition])).toEqual([
+      ["applied", undefined],
+      ["applied", undefined],
+    ]);
+    const message = await readMessage(pool, messageId);
+    expect(message).toMatchObject({
+      status: "failed",
+      errorCode: "UNDELIVERABLE",
+      history: ["queued", "sent", "failed"],
+      outbox: ["message.failed"],
+    });
+    expect(message.errorMessage).toContain("001");
+    expect(message.segments.map((s) => [s.status, s.errorCode])).toEqual([
+      ["delivered", null],
+      ["failed", "UNDELIVERABLE"],
+      ["failed", "REJECTED"],
+    ]);
+    // Every segment reached the carrier: no refund (DESIGN §4).
+    expect(await balance()).toBe(balanceBefore);
+  });
+
+  it.each([
+    ["rejected", "REJECTED"],
+    ["expired", "EXPIRED"],
+    ["deleted", "DELETED"],
+  ] as const)("maps a %s receipt to error code %s", async (state, code) => {
+    const carrier = carrierId();
+    const messageId = await sentMessage(carrier, [`${state}-1`]);
+    await applyReceipt(pool, { carrierId: carrier, carrierMessageId: `${state}-1`, state, errorCode: "042" });
+    const message = await readMessage(pool, messageId);
+    expect(message).toMatchObject({ status: "failed", errorCode: code });
+    expect(message.errorMessage).toMatch(/carrier error 042/);
+  });
+
+  it("records a duplicate receipt as ignored and writes no second history row", async () => {
+    const carrier = carrierId();
+    const messageId = await sentMessage(carrier, ["d1"]);
+    const first = await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: "d1",
+      state: "delivered",
+    });
+    const second = await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: "d1",
+      state: "delivered",
+    });
+    const contrary = await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: "d1",
+      state: "undeliverable",
+    });
+    expect([first.outcome, second.outcome, contrary.outcome]).toEqual(["applied", "ignored", "ignored"]);
+    expect(second).toMatchObject({ messageId, seq: 1 });
+    const message = await readMessage(pool, messageId);
+    expect(message).toMatchObject({
+      status: "delivered",
+      history: ["queued", "sent", "delivered"],
+      outbox: ["message.delivered"],
+    });
+    expect((await readReceipts(pool, carrier)).map((r) => r.outcome)).toEqual([
+      "applied",
+      "ignored",
+      "ignored",
+    ]);
+  });
+
+  it("records non-final receipts (accepted, enroute, unknown) as ignored", async () => {
+    const carrier = carrierId();
+    const messageId = await sentMessage(carrier, ["n1"]);
+    for (const state of ["enroute", "accepted", "unknown"] as const)
+      expect(await applyReceipt(pool, { carrierId: carrier, carrierMessageId: "n1", state })).toMatchObject({
+        outcome: "ignored",
+        messageId,
+      });
+    expect(
+      await applyReceipt(pool, { carrierId: carrier, carrierMessageId: "nobody", state: "enroute" }),
+    ).toMatchObject({ outcome: "ignored" });
+    const message = await readMessage(pool, messageId);
+    expect(message.status).toBe("sent");
+    expect(message.segments[0]!.status).toBe("submitted");
+  });
+
+  it("finds a segment whose id the receipt quotes in decimal and the submit response gave in hex", async () => {
+    const carrier = carrierId();
+    const messageId = await sentMessage(carrier, ["1F4A"]);
+    const result = await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: String(0x1f4a),
+      state: "delivered",
+    });
+    expect(result).toMatchObject({ outcome: "applied", messageId });
+  });
+
+  it("keeps the raw receipt with its row", async () => {
+    const carrier = carrierId();
+    await sentMessage(carrier, ["r1"]);
+    await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: "r1",
+      state: "delivered",
+      raw: { stat: "DELIVRD", err: "000" },
+    });
+    const { rows } = await pool.query("SELECT raw FROM carrier_receipts WHERE carrier_id = $1", [carrier]);
+    expect(rows[0].raw).toEqual({ stat: "DELIVRD", err: "000" });
+  });
+});
+
+describe("receipts that beat the submit response", () => {
+  it("is recorded unmatched, then applied by matchPendingReceipts when the dispatcher records the id", async () => {
+    const carrier = carrierId();
+    const messageId = await insertMessage(pool, { accountId, status: "queued" });
+    await insertSegment(pool, { messageId, seq: 1, carrierId: carrier });
+    const early = await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: "e1",
+      state: "delivered",
+    });
+    expect(early).toEqual({ outcome: "unmatched", receiptId: expect.any(String) });
+    expect((await readMessage(pool, messageId)).status).toBe("queued");
+
+    const matched = await recordSubmitted(messageId, 1, carrier, "e1");
+    expect(matched).toEqual([
+      expect.objectContaining({
+        outcome: "applied",
+        messageId,
+        seq: 1,
+        transition: { to: "delivered", sequence: 2 },
+      }),
+    ]);
+    const message = await readMessage(pool, messageId);
+    expect(message).toMatchObject({
+      status: "delivered",
+      history: ["queued", "delivered"],
+      outbox: ["message.delivered"],
+    });
+    expect(await readReceipts(pool, carrier)).toEqual([
+      { carrierMessageId: "e1", state: "delivered", outcome: "applied", messageId, seq: 1 },
+    ]);
+  });
+
+  it("applies the first of two early duplicates and ignores the second", async () => {
+    const carrier = carrierId();
+    const messageId = await insertMessage(pool, { accountId, status: "queued" });
+    await insertSegment(pool, { messageId, seq: 1, carrierId: carrier });
+    await applyReceipt(pool, { carrierId: carrier, carrierMessageId: "e2", state: "delivered" });
+    await applyReceipt(pool, { carrierId: carrier, carrierMessageId: "e2", state: "delivered" });
+    const matched = await recordSubmitted(messageId, 1, carrier, "e2");
+    expect(matched.map((r) => r.outcome)).toEqual(["applied", "ignored"]);
+    expect((await readMessage(pool, messageId)).outbox).toEqual(["message.delivered"]);
+  });
+
+  it("waits on the dispatcher's lock while it records the id, then applies", async () => {
+    const carrier = carrierId();
+    const messageId = await insertMessage(pool, { accountId, status: "queued" });
+    await insertSegment(pool, { messageId, seq: 1, carrierId: carrier });
+    const dispatcher = await pool.connect();
+    try {
+      await dispatcher.query("BEGIN");
+      await lockCarrierMessageId(dispatcher, carrier, "race1");
+      const receipt = applyReceipt(pool, {
+        carrierId: carrier,
+        carrierMessageId: "race1",
+        state: "delivered",
+      });
+      await waitFor(
+        async () =>
+          (await pool.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rowCount,
+        { what: "the receipt to wait on the advisory lock" },
+      );
+      await dispatcher.query(
+        "UPDATE message_segments SET status = 'submitted', carrier_message_id = 'race1', submitted_at = now() WHERE message_id = $1",
+        [messageId],
+      );
+      expect(
+        await matchPendingReceipts(dispatcher, { carrierId: carrier, carrierMessageId: "race1" }),
+      ).toEqual([]);
+      await dispatcher.query("COMMIT");
+      expect(await receipt).toMatchObject({ outcome: "applied", messageId, transition: { to: "delivered" } });
+    } finally {
+      dispatcher.release();
+    }
+  });
+
+  it("sweepUnmatched applies what matchPendingReceipts missed, and leaves young receipts alone", async () => {
+    const carrier = carrierId();
+    const messageId = await insertMessage(pool, { accountId });
+    await insertSegment(pool, { messageId, seq: 1, carrierId: carrier });
+    await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: "s1",
+      state: "expired",
+      errorCode: "003",
+    });
+    await applyReceipt(pool, { carrierId: carrier, carrierMessageId: "s-never", state: "delivered" });
+    // A dispatcher that recorded the id without matching (an older build, a crash between).
+    await pool.query(
+      "UPDATE message_segments SET status = 'submitted', carrier_message_id = 's1' WHERE message_id = $1",
+      [messageId],
+    );
+    expect(await sweepUnmatched(pool, { olderThanMs: 3_600_000 })).toEqual({
+      examined: 0,
+      applied: 0,
+      ignored: 0,
+    });
+    const swept = await sweepUnmatched(pool, { olderThanMs: 0 });
+    expect(swept.applied).toBeGreaterThanOrEqual(1);
+    expect(await readMessage(pool, messageId)).toMatchObject({ status: "failed", errorCode: "EXPIRED" });
+    expect((await readReceipts(pool, carrier)).map((r) => [r.carrierMessageId, r.outcome])).toEqual([
+      ["s1", "applied"],
+      ["s-never", "unmatched"],
+    ]);
+  });
+});
+
+describe("concurrent receipts", () => {
+  it("delivers a message exactly once when receipts for all its segments arrive at once", async () => {
+    for (let round = 0; round < 5; round++) {
+      const carrier = carrierId();
+      const ids = Array.from({ length: 8 }, (_, i) => `c${round}-${i}`);
+      const messageId = await sentMessage(carrier, ids);
+      const results: ReceiptResult[] = await Promise.all(
+        ids.map((id) => applyReceipt(pool, { carrierId: carrier, carrierMessageId: id, state: "delivered" })),
+      );
+      expect(results.every((r) => r.outcome === "applied")).toBe(true);
+      expect(results.filter((r) => r.transition).length).toBe(1);
+      const message = await readMessage(pool, messageId);
+      expect(message.status).toBe("delivered");
+      expect(message.outbox).toEqual(["message.delivered"]);
+      expect(message.history).toEqual(["queued", "sent", "delivered"]);
+    }
+  });
+
+  it("applies one of several identical receipts racing each other", async () => {
+    const carrier = carrierId();
+    const messageId = await sentMessage(carrier, ["dup"]);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        applyReceipt(pool, { carrierId: carrier, carrierMessageId: "dup", state: "delivered" }),
+      ),
+    );
+    expect(results.filter((r) => r.outcome === "applied")).toHaveLength(1);
+    expect((await readMessage(pool, messageId)).outbox).toEqual(["message.delivered"]);
+  });
+});
+
+async function balance(): Promise<number> {
+  const { rows } = await pool.query("SELECT balance FROM accounts WHERE id = $1", [accountId]);
+  return Number(rows[0].balance);
+}
