@@ -1,4 +1,5 @@
 import type { Pdu } from "./codec";
+import { Fifo } from "./fifo";
 import { ConnectionLostError, NotBoundError, ResponseTimeoutError } from "./errors";
 
 interface InFlight {
@@ -22,7 +23,7 @@ interface Waiter {
  */
 export class RequestWindow {
   private readonly inFlight = new Map<number, InFlight>();
-  private readonly waiters: Waiter[] = [];
+  private readonly waiters = new Fifo<Waiter>();
   private slotsTaken = 0;
   private idleWaiters: Array<() => void> = [];
   private closedWith: Error | undefined;
@@ -44,7 +45,7 @@ export class RequestWindow {
 
   /** Callers waiting for a slot. */
   get waiting(): number {
-    return this.waiters.length;
+    return this.waiters.size;
   }
 
   /** Resolves once no request is outstanding (at once when none is). */
@@ -111,7 +112,7 @@ export class RequestWindow {
       entry.reject(new ConnectionLostError(entry.command, sequenceNumber));
     }
     this.inFlight.clear();
-    for (const waiter of this.waiters.splice(0)) waiter.reject(this.closedWith);
+    for (const waiter of this.waiters.drain()) waiter.reject(this.closedWith);
     this.slotsTaken = 0;
     this.notifyIfIdle();
   }
