@@ -9,35 +9,64 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const PORT = Number(process.env.BENCH_PORT ?? 3900);
 
 async function main(): Promise<void> {
-  const databaseUrl = await freshDatabase(process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms", "sms_bench_gateway");
+  const databaseUrl = await freshDatabase(
+    process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms",
+    "sms_bench_gateway",
+  );
   const redisPrefix = `bench-gw-${Date.now()}`;
   const { key } = await createBenchAccount(databaseUrl, "BENCH");
   const url = `http://127.0.0.1:${PORT}`;
   const gateway = await startService(
     "api-gateway",
-    { DATABASE_URL: databaseUrl, REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", REDIS_PREFIX: redisPrefix, PORT: String(PORT), HOST: "127.0.0.1", DATABASE_POOL_SIZE: "8", GATEWAY_WORKERS: process.env.GATEWAY_WORKERS ?? "2" },
+    {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      REDIS_PREFIX: redisPrefix,
+      PORT: String(PORT),
+      HOST: "127.0.0.1",
+      DATABASE_POOL_SIZE: "8",
+      GATEWAY_WORKERS: process.env.GATEWAY_WORKERS ?? "2",
+    },
     `${url}/readyz`,
   );
   try {
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     // Warm-up: JIT, pools, prepared statements.
-    await autocannon({ url: `${url}/v1/sms/send`, method: "POST", headers, body: JSON.stringify({ to: "+14155550100", message: "warm up", sender_id: "BENCH" }), connections: 10, duration: 3 });
+    await autocannon({
+      url: `${url}/v1/sms/send`,
+      method: "POST",
+      headers,
+      body: JSON.stringify({ to: "+14155550100", message: "warm up", sender_id: "BENCH" }),
+      connections: 10,
+      duration: 3,
+    });
 
     const result = await autocannon({
       url: `${url}/v1/sms/send`,
       method: "POST",
       headers,
-      body: JSON.stringify({ to: "+14155550100", message: "Your verification code is 123456", sender_id: "BENCH" }),
+      body: JSON.stringify({
+        to: "+14155550100",
+        message: "Your verification code is 123456",
+        sender_id: "BENCH",
+      }),
       connections: CONNECTIONS,
       duration: DURATION_S,
     });
     const accepted = result["2xx"];
     console.log(`\nPOST /v1/sms/send, ${CONNECTIONS} connections, ${DURATION_S} s`);
     console.log(`  accepted requests/s  ${(accepted / DURATION_S).toFixed(0)}   (target ≥ 3000)`);
-    console.log(`  latency p50 ${result.latency.p50} ms  p90 ${result.latency.p90} ms  p99 ${result.latency.p99} ms  max ${result.latency.max} ms   (target p99 ≤ 50)`);
-    console.log(`  non-2xx ${result.non2xx}  errors ${result.errors}  timeouts ${result.timeouts}   (target 0)`);
+    console.log(
+      `  latency p50 ${result.latency.p50} ms  p90 ${result.latency.p90} ms  p99 ${result.latency.p99} ms  max ${result.latency.max} ms   (target p99 ≤ 50)`,
+    );
+    console.log(
+      `  non-2xx ${result.non2xx}  errors ${result.errors}  timeouts ${result.timeouts}   (target 0)`,
+    );
 
-    const items = Array.from({ length: 10_000 }, (_, i) => ({ to: `+1415555${String(i % 10000).padStart(4, "0")}`, message: `Bulk message number ${i}` }));
+    const items = Array.from({ length: 10_000 }, (_, i) => ({
+      to: `+1415555${String(i % 10000).padStart(4, "0")}`,
+      message: `Bulk message number ${i}`,
+    }));
     const body = JSON.stringify({ sender_id: "BENCH", messages: items });
     const times: number[] = [];
     for (let run = 0; run < 3; run++) {
@@ -45,7 +74,8 @@ async function main(): Promise<void> {
       const response = await fetch(`${url}/v1/sms/bulk`, { method: "POST", headers, body });
       const payload = (await response.json()) as { accepted?: number };
       times.push(performance.now() - started);
-      if (response.status !== 202 || payload.accepted !== 10_000) throw new Error(`bulk failed: ${response.status} ${JSON.stringify(payload).slice(0, 200)}`);
+      if (response.status !== 202 || payload.accepted !== 10_000)
+        throw new Error(`bulk failed: ${response.status} ${JSON.stringify(payload).slice(0, 200)}`);
     }
     console.log(`\nPOST /v1/sms/bulk with 10,000 items (${(body.length / 1024).toFixed(0)} KiB), 3 runs`);
     console.log(`  accepted in ${times.map((t) => `${t.toFixed(0)} ms`).join(", ")}   (target ≤ 1000 ms)`);

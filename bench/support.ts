@@ -18,12 +18,18 @@ export async function freshDatabase(baseUrl: string, name: string): Promise<stri
   await client.end();
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
-  execFileSync("bash", [path.join(root, "scripts/migrate.sh")], { env: { ...process.env, DATABASE_URL: url.toString() }, stdio: "pipe" });
+  execFileSync("bash", [path.join(root, "scripts/migrate.sh")], {
+    env: { ...process.env, DATABASE_URL: url.toString() },
+    stdio: "pipe",
+  });
   return url.toString();
 }
 
 /** An account with effectively unlimited credits and limits, and its key. */
-export async function createBenchAccount(databaseUrl: string, senderId: string): Promise<{ accountId: string; key: string }> {
+export async function createBenchAccount(
+  databaseUrl: string,
+  senderId: string,
+): Promise<{ accountId: string; key: string }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const accountId = newId("acc");
@@ -33,20 +39,25 @@ export async function createBenchAccount(databaseUrl: string, senderId: string):
      VALUES ($1, 'bench', 1000000000, 1000000, 1000000, 1000000000, 10000, now())`,
     [accountId],
   );
-  await client.query("INSERT INTO sender_ids (id, account_id, value) VALUES ($1, $2, $3)", [newId("snd"), accountId, senderId]);
-  await client.query("INSERT INTO api_keys (id, account_id, name, prefix, hash, permissions) VALUES ($1, $2, 'bench', $3, $4, $5)", [
-    newId("key"),
+  await client.query("INSERT INTO sender_ids (id, account_id, value) VALUES ($1, $2, $3)", [
+    newId("snd"),
     accountId,
-    apiKey.prefix,
-    apiKey.hash,
-    [...PERMISSIONS],
+    senderId,
   ]);
+  await client.query(
+    "INSERT INTO api_keys (id, account_id, name, prefix, hash, permissions) VALUES ($1, $2, 'bench', $3, $4, $5)",
+    [newId("key"), accountId, apiKey.prefix, apiKey.hash, [...PERMISSIONS]],
+  );
   await client.end();
   return { accountId, key: apiKey.key };
 }
 
 /** Starts a built service as its own process and waits for its /readyz. */
-export async function startService(name: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+export async function startService(
+  name: string,
+  env: Record<string, string>,
+  readyUrl: string,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(root, "services", name, "dist", "main.js")], {
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "inherit", "inherit"],

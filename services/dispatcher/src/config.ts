@@ -1,0 +1,25 @@
+import { commonSettings, envInt, loadConfig, z } from "@sms/config";
+
+const DispatcherSettings = z.object({
+  ...commonSettings,
+  /** Port of /healthz and /readyz. */
+  PORT: envInt(3020, 0, 65535),
+  /** Messages dispatched in parallel by this process (they mostly wait on carrier windows). */
+  DISPATCH_CONCURRENCY: envInt(200, 1, 5000),
+  /** How long a submit_sm waits for its response before its outcome counts as unknown. */
+  SUBMIT_TIMEOUT_MS: envInt(10000, 100, 120000),
+  /** enquire_link period on every bind. */
+  ENQUIRE_LINK_INTERVAL_MS: envInt(30000, 0, 600000),
+  /** How often carriers and routes are re-read from the database. */
+  CARRIER_REFRESH_MS: envInt(10000, 100, 600000),
+  /** Throttled or temporary answers retried on the spot before the job is retried later. */
+  SUBMIT_RETRY_LIMIT: envInt(5, 0, 100),
+  /** First back-off after ESME_RTHROTTLED / ESME_RMSGQFUL, doubled each time (capped at 5 s). */
+  THROTTLE_BACKOFF_MS: envInt(100, 1, 5000),
+});
+
+export type DispatcherConfig = z.infer<typeof DispatcherSettings>;
+
+export function loadDispatcherConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig {
+  return loadConfig(DispatcherSettings, env);
+}

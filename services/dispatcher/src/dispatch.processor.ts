@@ -1,0 +1,200 @@
+import type pg from "pg";
+import type { Logger } from "@sms/logger";
+import type { RateLimiter } from "@sms/rate-limit";
+import { splitMessage, type SmsPart } from "@sms/sms-encoding";
+import { describeStatus, isOutcomeUnknown, NotBoundError } from "@sms/smpp";
+import type { CarrierPool, CarrierRow } from "./carrier-pool";
+import {
+  ensureSegments,
+  failMessage,
+  loadMessage,
+  markNotSent,
+  markSent,
+  markSubmitting,
+  recordSubmitted,
+  type DispatchMessage,
+} from "./segments.sql";
+import { classifySubmitStatus } from "./submit-outcome";
+import { buildSubmitSm, concatReference } from "./submit-pdu";
+
+export interface DispatchContext {
+  pool: pg.Pool;
+  carriers: CarrierPool;
+  limiter: RateLimiter;
+  logger: Logger;
+  /** Throttled/temporary answers retried on the spot before the job is retried later. */
+  retryLimit: number;
+  /** First back-off after a throttled answer, doubled each time. */
+  backoffMs: number;
+}
+
+/** Thrown to make BullMQ retry the job later (its attempts and backoff apply). */
+export class RetryLater extends Error {
+  override readonly name = "RetryLater";
+}
+
+type SegmentOutcome =
+  | { kind: "accepted" }
+  | { kind: "carrier-down" }
+  | { kind: "route-refused"; errorCode: string }
+  | { kind: "permanent"; errorCode: string; errorMessage: string }
+  | { kind: "retry"; reason: string };
+
+/**
+ * Sends one queued message: every segment not yet with a carrier is submitted, on
+ * the first carrier of its route that is up and takes it. Idempotent: a segment the
+ * carrier accepted is never submitted again; one left 'submitting' by a crash (its
+ * outcome unknown) is submitted again — the only duplicates we allow.
+ */
+export async function dispatchMessage(
+  ctx: DispatchContext,
+  messageId: string,
+): Promise<"sent" | "failed" | "skipped"> {
+  const message = await loadMessage(ctx.pool, messageId);
+  if (!message || message.status !== "queued") return "skipped";
+  const parts = splitMessage(message.body, { reference: concatReference(message.id) });
+  const segments = await ensureSegments(ctx.pool, message.id, parts.length);
+  const todo = segments.filter((s) => s.status === "pending" || s.status === "submitting");
+  if (todo.length > 0) {
+    const withCarrier = segments.find((s) => s.status === "submitted" || s.status === "delivered");
+    // Parts of one message stay on one carrier once any part was accepted (concatenation).
+    let candidates = ctx.carriers.candidates(message.to);
+    if (withCarrier?.carrierId) candidates = candidates.filter((c) => c.id === withCarrier.carrierId);
+    if (candidates.length === 0) {
+      if (withCarrier)
+        throw new RetryLater(`carrier ${withCarrier.carrierId} of the accepted parts is not configured`);
+      await failMessage(ctx.pool, message.id, null, "NO_ROUTE", `No carrier route covers ${message.to}.`);
+      return "failed";
+    }
+    await waitForCapacity(ctx.limiter, `mps:${message.accountId}`, message.messagesPerSecond);
+    const result = await submitOnFirstCarrier(
+      ctx,
+      candidates,
+      message,
+      parts,
+      todo.map((s) => s.seq),
+      Boolean(withCarrier),
+    );
+    if (result !== "done") return result;
+  }
+  await markSent(ctx.pool, message.id);
+  return "sent";
+}
+
+async function submitOnFirstCarrier(
+  ctx: DispatchContext,
+  candidates: CarrierRow[],
+  message: DispatchMessage,
+  parts: SmsPart[],
+  seqs: number[],
+  partlyAccepted: boolean,
+): Promise<"done" | "failed"> {
+  let refusal: { errorCode: string } | undefined;
+  for (const carrier of candidates) {
+    let acceptedHere = partlyAccepted;
+    let moveOn = false;
+    for (const seq of seqs) {
+      const outcome = await submitSegment(ctx, carrier, message, parts[seq - 1]!, seq);
+      if (outcome.kind === "accepted") {
+        acceptedHere = true;
+        continue;
+      }
+      if (outcome.kind === "permanent") {
+        await failMessage(ctx.pool, message.id, seq, outcome.errorCode, outcome.errorMessage);
+        return "failed";
+      }
+      if (outcome.kind === "retry" || acceptedHere)
+        throw new RetryLater(
+          outcome.kind === "retry" ? outcome.reason : `carrier ${carrier.id}: ${outcome.kind}`,
+        );
+      // Nothing of this message is with this carrier: fail over to the next one.
+      if (outcome.kind === "route-refused") refusal = outcome;
+      ctx.logger.info("failing over", { message_id: message.id, carrier: carrier.id, reason: outcome.kind });
+      moveOn = true;
+      break;
+    }
+    if (!moveOn) return "done";
+  }
+  if (refusal) {
+    await failMessage(
+      ctx.pool,
+      message.id,
+      null,
+      refusal.errorCode,
+      "Every carrier on the route refused the destination.",
+    );
+    return "failed";
+  }
+  throw new RetryLater("no carrier on the route is bound");
+}
+
+async function submitSegment(
+  ctx: DispatchContext,
+  carrier: CarrierRow,
+  message: DispatchMessage,
+  part: SmsPart,
+  seq: number,
+): Promise<SegmentOutcome> {
+  let busyAnswers = 0;
+  let temporaryAnswers = 0;
+  for (let notBound = 0; notBound < 3;) {
+    const client = ctx.carriers.clientFor(carrier.id);
+    if (!client) return { kind: "carrier-down" };
+    await waitForCapacity(ctx.limiter, `carrier:${carrier.id}`, carrier.submitsPerSecond);
+    await markSubmitting(ctx.pool, message.id, seq, carrier.id);
+    let status: number;
+    let carrierMessageId: string | undefined;
+    try {
+      const response = await client.submit(buildSubmitSm(message, part));
+      status = response.command_status;
+      carrierMessageId = response.message_id;
+    } catch (error) {
+      if (error instanceof NotBoundError) {
+        notBound++;
+        await markNotSent(ctx.pool, message.id, seq);
+        continue;
+      }
+      // Timed out or the connection dropped with the submit on the wire: the segment stays
+      // 'submitting' and the retried job submits it again (a possible duplicate, by design).
+      if (isOutcomeUnknown(error)) return { kind: "retry", reason: (error as Error).message };
+      throw error;
+    }
+    const verdict = classifySubmitStatus(status);
+    if (verdict.kind === "accepted") {
+      if (!carrierMessageId)
+        return {
+          kind: "permanent",
+          errorCode: "SMPP_NO_MESSAGE_ID",
+          errorMessage: "The carrier accepted the segment without a message_id.",
+        };
+      await recordSubmitted(ctx.pool, message.id, seq, carrier.id, carrierMessageId);
+      return { kind: "accepted" };
+    }
+    await markNotSent(ctx.pool, message.id, seq);
+    if (verdict.kind === "route-refused") return verdict;
+    if (verdict.kind === "permanent")
+      return { ...verdict, errorMessage: `The carrier refused the segment: ${describeStatus(status)}.` };
+    const tries = verdict.kind === "busy" ? ++busyAnswers : ++temporaryAnswers;
+    if (tries > ctx.retryLimit)
+      return {
+        kind: "retry",
+        reason: `carrier ${carrier.id} answered ${describeStatus(status)} ${tries} times`,
+      };
+    await sleep(Math.min(ctx.backoffMs * 2 ** (tries - 1), 5000) * (0.8 + Math.random() * 0.4));
+  }
+  return { kind: "carrier-down" };
+}
+
+/** Waits until the shared per-second budget of `key` (all dispatcher replicas) has room. */
+async function waitForCapacity(limiter: RateLimiter, key: string, perSecond: number): Promise<void> {
+  for (;;) {
+    const decision = await limiter.check(key, { requestsPerSecond: perSecond });
+    if (decision.allowed) return;
+    const untilReset = decision.resetEpochSeconds * 1000 - Date.now();
+    await sleep(Math.max(5, Math.min(untilReset, 1000)) + Math.random() * 20);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,82 @@
+import { createDatabase } from "@sms/db";
+import { startHealthServer } from "@sms/health";
+import type { Logger } from "@sms/logger";
+import { openWorker, QUEUES, type DispatchJob, type Job } from "@sms/queues";
+import { createRateLimiter } from "@sms/rate-limit";
+import { createRedis } from "@sms/redis";
+import { CarrierPool } from "./carrier-pool";
+import type { DispatcherConfig } from "./config";
+import { dispatchMessage, type DispatchContext } from "./dispatch.processor";
+
+export interface RunningDispatcher {
+  port: number;
+  carriers: CarrierPool;
+  /** SIGTERM path: not ready, stop taking jobs, let in-flight ones finish, close binds, Redis, database. */
+  stop(): Promise<void>;
+}
+
+/** Starts the sms.dispatch worker with its carrier binds and health port. */
+export async function startDispatcher(config: DispatcherConfig, logger: Logger): Promise<RunningDispatcher> {
+  const database = createDatabase(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: "dispatcher",
+  });
+  const redis = createRedis(config.REDIS_URL, "command");
+  const queueConnection = createRedis(config.REDIS_URL, "queue");
+  const carriers = new CarrierPool(database.pool, logger, {
+    responseTimeoutMs: config.SUBMIT_TIMEOUT_MS,
+    enquireLinkIntervalMs: config.ENQUIRE_LINK_INTERVAL_MS,
+  });
+  await carriers.refresh();
+  const refreshTimer = setInterval(() => {
+    carriers
+      .refresh()
+      .catch((error: unknown) => logger.warn("carrier refresh failed", { error: String(error) }));
+  }, config.CARRIER_REFRESH_MS);
+  const context: DispatchContext = {
+    pool: database.pool,
+    carriers,
+    limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
+    logger,
+    retryLimit: config.SUBMIT_RETRY_LIMIT,
+    backoffMs: config.THROTTLE_BACKOFF_MS,
+  };
+  const worker = openWorker<DispatchJob>(
+    { connection: queueConnection, prefix: config.REDIS_PREFIX },
+    QUEUES.smsDispatch,
+    async (job: Job<DispatchJob>) => dispatchMessage(context, job.data.messageId),
+    { concurrency: config.DISPATCH_CONCURRENCY },
+  );
+  worker.on("failed", (job, error) => {
+    logger.warn("dispatch attempt failed; BullMQ retries it", {
+      message_id: job?.data.messageId,
+      attempt: job?.attemptsMade,
+      error: error.message,
+    });
+  });
+  let stopping = false;
+  const health = await startHealthServer(
+    config.PORT,
+    {
+      postgres: async () => void (await database.pool.query("SELECT 1")),
+      redis: async () => void (await redis.ping()),
+    },
+    () => stopping,
+  );
+  logger.info("dispatcher started", { port: health.port, carriers: carriers.status() });
+  return {
+    port: health.port,
+    carriers,
+    async stop() {
+      stopping = true;
+      clearInterval(refreshTimer);
+      await worker.close();
+      await carriers.close();
+      await health.close();
+      // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
+      queueConnection.disconnect();
+      redis.disconnect();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import crypto from "node:crypto";
+import { EsmClass, type SubmitSm } from "@sms/smpp";
+import type { SmsPart } from "@sms/sms-encoding";
+
+/** SMPP 3.4 §5.2.5/§5.2.6 type-of-number and numbering-plan values we use. */
+const TON = { UNKNOWN: 0, INTERNATIONAL: 1, ALPHANUMERIC: 5 } as const;
+const NPI = { UNKNOWN: 0, ISDN: 1 } as const;
+/** registered_delivery bit 0: ask for a final delivery receipt (§5.2.17). */
+const FINAL_RECEIPT = 0x01;
+
+/**
+ * The concatenation reference of a message: derived from its id, so a job retried
+ * after a crash sends parts with the same reference and the handset can still join them.
+ */
+export function concatReference(messageId: string): number {
+  return crypto.createHash("sha256").update(messageId).digest()[0]!;
+}
+
+/** How the sender id goes on the wire: an E.164 or short code numerically, anything else alphanumeric. */
+export function sourceAddress(
+  senderId: string,
+): Pick<SubmitSm, "source_addr" | "source_addr_ton" | "source_addr_npi"> {
+  if (/^\+?\d{1,15}$/.test(senderId)) {
+    const international = senderId.startsWith("+") || senderId.length > 8;
+    return {
+      source_addr: senderId.replace(/^\+/, ""),
+      source_addr_ton: international ? TON.INTERNATIONAL : TON.UNKNOWN,
+      source_addr_npi: international ? NPI.ISDN : NPI.UNKNOWN,
+    };
+  }
+  return { source_addr: senderId, source_addr_ton: TON.ALPHANUMERIC, source_addr_npi: NPI.UNKNOWN };
+}
+
+/** One submit_sm per part, with our own encoding: data_coding is always explicit (NOTES-smpp). */
+export function buildSubmitSm(message: { to: string; senderId: string }, part: SmsPart): SubmitSm {
+  return {
+    ...sourceAddress(message.senderId),
+    destination_addr: message.to.replace(/^\+/, ""),
+    dest_addr_ton: TON.INTERNATIONAL,
+    dest_addr_npi: NPI.ISDN,
+    esm_class: part.udh ? EsmClass.UDHI : 0,
+    registered_delivery: FINAL_RECEIPT,
+    data_coding: part.dataCoding,
+    short_message: part.shortMessage,
+  };
+}

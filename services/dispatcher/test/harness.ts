@@ -1,0 +1,147 @@
+import { generateApiKey } from "@sms/auth";
+import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
+import { createDatabase, type Database } from "@sms/db";
+import { newId } from "@sms/ids";
+import { createLogger } from "@sms/logger";
+import { createAcceptance, type Acceptance, type PreparedMessage } from "@sms/message-acceptance";
+import { createDispatchProducer, type DispatchProducer } from "@sms/queues";
+import { createRedis, type Redis } from "@sms/redis";
+import { createTestWorld, freePort, waitFor, type TestWorld } from "@sms/testing";
+import { loadDispatcherConfig } from "../src/config";
+import { startDispatcher, type RunningDispatcher } from "../src/dispatcher";
+
+export interface CarrierSpec {
+  id: string;
+  /** Points the carrier at the shared simulator unless a port is given (e.g. a closed one). */
+  port?: number;
+  priority?: number;
+  prefix?: string;
+}
+
+/** A simulator, a database with carriers and routes, an acceptor and a dispatcher, all real. */
+export interface DispatchWorld {
+  world: TestWorld;
+  db: Database;
+  simulator: CarrierSimulator;
+  dispatcher: RunningDispatcher;
+  accountId: string;
+  send(to: string, text: string): Promise<PreparedMessage>;
+  waitForStatus(messageId: string, statuses: string[], timeoutMs?: number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startDispatchWorld(
+  options: {
+    carriers?: CarrierSpec[];
+    credits?: number;
+    env?: Record<string, string>;
+    simulatorSettings?: Parameters<typeof createCarrierSimulator>[0];
+  } = {},
+): Promise<DispatchWorld> {
+  const world = await createTestWorld();
+  const simulator = await createCarrierSimulator({
+    settings: { receiptDelayMs: 20 },
+    ...(options.simulatorSettings ?? {}),
+  });
+  const db = createDatabase(world.databaseUrl, { poolSize: 4 });
+  const carriers = options.carriers ?? [{ id: "sim" }];
+  for (const carrier of carriers) {
+    await db.prisma.carrier.create({
+      data: {
+        id: carrier.id,
+        name: carrier.id,
+        host: "127.0.0.1",
+        port: carrier.port ?? simulator.smppPort,
+        systemId: "platform",
+        password: "secret",
+        windowSize: 20,
+        submitsPerSecond: 10000,
+        transmitterBinds: 2,
+      },
+    });
+    await db.prisma.route.create({
+      data: {
+        id: newId("snd"),
+        prefix: carrier.prefix ?? "+",
+        carrierId: carrier.id,
+        priority: carrier.priority ?? 0,
+      },
+    });
+  }
+  const accountId = newId("acc");
+  const key = generateApiKey();
+  await db.prisma.account.create({
+    data: {
+      id: accountId,
+      name: "dispatch test",
+      balance: BigInt(options.credits ?? 100000),
+      messagesPerSecond: 100000,
+      senderIds: { create: [{ id: newId("snd"), value: "ACME" }] },
+      apiKeys: {
+        create: [{ id: newId("key"), name: "t", prefix: key.prefix, hash: key.hash, permissions: [] }],
+      },
+    },
+  });
+  const logger = createLogger("dispatch-test", "error");
+  const queueConnection: Redis = createRedis(world.redisUrl, "queue");
+  const producer: DispatchProducer = createDispatchProducer({
+    connection: queueConnection,
+    prefix: world.redisPrefix,
+  });
+  const acceptance: Acceptance = createAcceptance({
+    pool: db.pool,
+    producer,
+    logger,
+    options: { maxSegments: 10, creditsPerSegment: 1 },
+  });
+  const config = loadDispatcherConfig({
+    ...world.env,
+    PORT: "0",
+    CARRIER_REFRESH_MS: "200",
+    SUBMIT_TIMEOUT_MS: "1500",
+    THROTTLE_BACKOFF_MS: "20",
+    ...(options.env ?? {}),
+  });
+  const dispatcher = await startDispatcher(config, logger);
+  const reachable = carriers.filter((c) => c.port === undefined).map((c) => c.id);
+  await waitFor(() => reachable.every((id) => (dispatcher.carriers.status()[id]?.bound ?? 0) > 0), {
+    what: "carrier binds",
+  });
+  return {
+    world,
+    db,
+    simulator,
+    dispatcher,
+    accountId,
+    send: (to, text) =>
+      acceptance.acceptor.acceptOne(
+        { id: accountId, senderIds: new Set(["ACME"]) },
+        { to, message: text, senderId: "ACME" },
+      ),
+    async waitForStatus(messageId, statuses, timeoutMs = 15000) {
+      const row = await waitFor(
+        async () => {
+          const message = await db.prisma.message.findUnique({
+            where: { id: messageId },
+            select: { status: true },
+          });
+          return message && statuses.includes(message.status) ? message : undefined;
+        },
+        { timeoutMs, what: `${messageId} to reach ${statuses.join("/")}` },
+      );
+      return row.status;
+    },
+    async stop() {
+      await dispatcher.stop();
+      await acceptance.close();
+      await producer.close();
+      queueConnection.disconnect();
+      await simulator.close();
+      await db.close();
+      await world.destroy();
+    },
+  };
+}
+
+/** A TCP port nothing listens on: a carrier that is down. */
+export const closedPort = freePort;
