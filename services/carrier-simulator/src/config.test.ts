@@ -1,0 +1,26 @@
+import { ConfigError } from "@sms/config";
+import { loadSimulatorConfig, toSimulatorOptions } from "./config";
+
+describe("simulator config", () => {
+  it("defaults to SMPP 2776, HTTP 8776, any bind, all delivered", () => {
+    const options = toSimulatorOptions(loadSimulatorConfig({}));
+    expect(options).toMatchObject({ smppPort: 2776, httpPort: 8776, accounts: undefined });
+    expect(options.settings?.outcomes).toEqual({ delivered: 100, undeliverable: 0, rejected: 0, expired: 0 });
+  });
+
+  it("reads accounts and weights", () => {
+    const options = toSimulatorOptions(
+      loadSimulatorConfig({
+        CARRIER_SIM_ACCOUNTS: "acme:s3cret, other:pa:ss",
+        CARRIER_SIM_WEIGHT_EXPIRED: "5",
+      }),
+    );
+    expect(options.accounts).toEqual({ acme: "s3cret", other: "pa:ss" });
+    expect(options.settings?.outcomes?.expired).toBe(5);
+  });
+
+  it("names a bad setting", () => {
+    expect(() => loadSimulatorConfig({ CARRIER_SIM_SMPP_PORT: "70000" })).toThrow(ConfigError);
+    expect(() => loadSimulatorConfig({ CARRIER_SIM_ACCOUNTS: "no-colon" })).toThrow(/CARRIER_SIM_ACCOUNTS/);
+  });
+});
