@@ -107,6 +107,18 @@ describe("carrier simulator traffic", () => {
     expect(statuses.filter((status) => status === CommandStatus.ESME_RTHROTTLED)).toHaveLength(20 - accepted);
   });
 
+  it("answers ESME_RMSGQFUL while too many receipts wait for a receiver", async () => {
+    const simulator = await harness.simulator({ settings: { maxPendingReceipts: 2 } });
+    const transmitter = await harness.client(simulator, { bindType: "transmitter" });
+    const statuses = [];
+    for (let i = 0; i < 3; i++)
+      statuses.push((await transmitter.submit(segment("+447700900123"))).command_status);
+    expect(statuses).toEqual([CommandStatus.ESME_ROK, CommandStatus.ESME_ROK, CommandStatus.ESME_RMSGQFUL]);
+    await harness.client(simulator, { bindType: "receiver" });
+    await waitFor(() => simulator.stats().receipts.pending === 0, { what: "receipts delivered" });
+    expect((await transmitter.submit(segment("+447700900123"))).command_status).toBe(CommandStatus.ESME_ROK);
+  });
+
   it("sends receipts to receiver binds of the same system_id, round robin, and keeps them while none is bound", async () => {
     const simulator = await harness.simulator();
     const transmitter = await harness.client(simulator, { bindType: "transmitter" });
