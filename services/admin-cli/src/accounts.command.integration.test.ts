@@ -138,6 +138,7 @@ describe("database trouble", () => {
       const code = await runCli(argv, {
         db,
         gatewayUrl: cli.gatewayUrl,
+        simulatorSmpp: cli.simulatorSmpp,
         out: () => undefined,
         err: (line) => err.push(line),
       });

@@ -1,7 +1,7 @@
 // Test support (imported only by *.test.ts): a migrated database of its own and an in-process CLI.
 import { createDatabase, type Database } from "@sms/db";
 import { createTestWorld, type TestWorld } from "@sms/testing";
-import { runCli } from "./cli";
+import { runCli, type CliIo } from "./cli";
 
 export interface CliRun {
   code: number;
@@ -16,7 +16,10 @@ export interface CliHarness {
   world: TestWorld;
   db: Database;
   gatewayUrl: string;
+  simulatorSmpp: CliIo["simulatorSmpp"];
   run(...argv: string[]): Promise<CliRun>;
+  /** Runs with some of the CLI's settings changed (as if the environment differed). */
+  runWith(settings: Partial<Pick<CliIo, "gatewayUrl" | "simulatorSmpp">>, ...argv: string[]): Promise<CliRun>;
   /** Runs with --json, expects exit code 0 and returns the parsed document. */
   json<T = Record<string, unknown>>(...argv: string[]): Promise<T>;
   /** Creates an account and returns its id. */
@@ -28,17 +31,24 @@ export async function startCliHarness(): Promise<CliHarness> {
   const world = await createTestWorld();
   const db = createDatabase(world.databaseUrl, { poolSize: 10 });
   const gatewayUrl = "http://127.0.0.1:3999";
-  const run = async (...argv: string[]): Promise<CliRun> => {
+  const simulatorSmpp = { host: "127.0.0.1", port: 2776 };
+  const runWith = async (
+    settings: Partial<Pick<CliIo, "gatewayUrl" | "simulatorSmpp">>,
+    ...argv: string[]
+  ): Promise<CliRun> => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runCli(argv, {
       db,
       gatewayUrl,
+      simulatorSmpp,
+      ...settings,
       out: (line) => out.push(line),
       err: (line) => err.push(line),
     });
     return { code, out, err, stdout: out.join("\n"), stderr: err.join("\n") };
   };
+  const run = (...argv: string[]) => runWith({}, ...argv);
   const json = async <T>(...argv: string[]): Promise<T> => {
     const result = await run(...argv, "--json");
     if (result.code !== 0) throw new Error(`${argv.join(" ")} exited ${result.code}: ${result.stderr}`);
@@ -48,7 +58,9 @@ export async function startCliHarness(): Promise<CliHarness> {
     world,
     db,
     gatewayUrl,
+    simulatorSmpp,
     run,
+    runWith,
     json,
     async createAccount(name = "Acme", credits = 0) {
       const { id } = await json<{ id: string }>(

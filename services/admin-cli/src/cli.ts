@@ -1,11 +1,13 @@
 import { Command, CommanderError } from "commander";
 import { registerAccountCommands } from "./accounts.command";
+import { registerCarrierCommands } from "./carriers.command";
 import { registerCreditCommands } from "./credits.command";
 import { registerDemoCommand } from "./demo.command";
 import { UserError } from "./errors";
 import { registerKeyCommands } from "./keys.command";
 import { registerLimitCommands } from "./limits.command";
 import type { CliIo } from "./output";
+import { registerRouteCommands } from "./routes.command";
 import { registerSenderCommands } from "./senders.command";
 
 export type { CliIo } from "./output";
@@ -16,7 +18,9 @@ const USAGE_EXIT_CODE = 2;
 /** The commander program; a fresh one per run, since commander keeps parse state. */
 export function buildProgram(io: CliIo): Command {
   const program = new Command("admin")
-    .description("Operate the SMS platform: accounts, credits, sender ids, API keys, limits")
+    .description(
+      "Operate the SMS platform: accounts, credits, sender ids, API keys, limits, carriers, routes",
+    )
     .option("--json", "print JSON instead of human-readable lines")
     .exitOverride()
     .configureOutput({
@@ -30,6 +34,8 @@ export function buildProgram(io: CliIo): Command {
   registerSenderCommands(program, io);
   registerKeyCommands(program, io);
   registerLimitCommands(program, io);
+  registerCarrierCommands(program, io);
+  registerRouteCommands(program, io);
   registerDemoCommand(program, io);
   return program;
 }

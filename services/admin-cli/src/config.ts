@@ -1,10 +1,14 @@
-import { commonSettings, loadConfig, z } from "@sms/config";
+import { commonSettings, envInt, loadConfig, z } from "@sms/config";
 
 const AdminConfig = z.object({
   /** PostgreSQL connection URL (the database every service shares). */
   DATABASE_URL: commonSettings.DATABASE_URL,
   /** Base URL of the REST gateway, used only to print working curl lines (`demo`). */
   GATEWAY_URL: z.string().url().default("http://127.0.0.1:3000"),
+  /** Host of the local carrier simulator's SMPP listener, for the demo's "simulator" carrier. */
+  SIMULATOR_SMPP_HOST: z.string().min(1).default("127.0.0.1"),
+  /** Port of that listener (the simulator's CARRIER_SIM_SMPP_PORT, 2776 unless changed). */
+  SIMULATOR_SMPP_PORT: envInt(2776, 1, 65_535),
 });
 export type AdminConfig = z.infer<typeof AdminConfig>;
 

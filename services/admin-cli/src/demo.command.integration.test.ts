@@ -81,5 +81,117 @@ describe("demo", () => {
     expect(await cli.db.prisma.account.count({ where: { name: "demo" } })).toBe(Math.max(before, 1));
     const active = await cli.db.prisma.apiKey.count({ where: { name: "demo-start", revokedAt: null } });
     expect(active).toBe(1);
+    expect(await cli.db.prisma.carrier.count()).toBe(1);
+    expect(await cli.db.prisma.route.count()).toBe(1);
+  });
+});
+
+describe("demo's carrier simulator", () => {
+  type DemoJson = {
+    carrier_id: string;
+    carrier_host: string;
+    carrier_port: number;
+    carrier_change: string;
+    carrier_enabled: boolean;
+    route_prefix: string;
+    created_route: boolean;
+  };
+
+  it('is idempotent: one "simulator" carrier with the demo settings, one route "+" to it', async () => {
+    const first = await cli.json<DemoJson>("demo");
+    expect(first).toMatchObject({
+      carrier_id: "simulator",
+      carrier_host: "127.0.0.1",
+      carrier_port: 2776,
+      carrier_enabled: true,
+      route_prefix: "+",
+    });
+    const second = await cli.json<DemoJson>("demo");
+    expect(second).toMatchObject({
+      carrier_id: "simulator",
+      carrier_change: "unchanged",
+      created_route: false,
+    });
+
+    const carriers = await cli.db.prisma.carrier.findMany();
+    expect(carriers).toEqual([
+      expect.objectContaining({
+        id: "simulator",
+        host: "127.0.0.1",
+        port: 2776,
+        systemId: "platform",
+        password: "platform",
+        systemType: "",
+        useTls: false,
+        transmitterBinds: 2,
+        receiverBinds: 1,
+        windowSize: 50,
+        submitsPerSecond: 5000,
+        enabled: true,
+      }),
+    ]);
+    const routes = await cli.db.prisma.route.findMany();
+    expect(routes).toEqual([
+      expect.objectContaining({ prefix: "+", carrierId: "simulator", priority: 0, enabled: true }),
+    ]);
+    expect(await cli.json("route", "list", "--for", "+14155550100")).toMatchObject({
+      carriers: [{ carrier_id: "simulator", prefix: "+" }],
+    });
+    const human = await cli.run("demo");
+    expect(human.out).toContain(
+      "Carrier simulator at 127.0.0.1:2776 (unchanged), route + → simulator (existing)",
+    );
+    expect(human.stdout).not.toMatch(/password/i);
+  });
+
+  it("follows a changed simulator address and leaves what an operator tuned", async () => {
+    await cli.json("demo");
+    expect((await cli.run("carrier", "update", "simulator", "--tps", "123")).code).toBe(0);
+
+    const moved = await cli.runWith(
+      { simulatorSmpp: { host: "carrier-sim.local", port: 12776 } },
+      "demo",
+      "--json",
+    );
+    expect(moved.code).toBe(0);
+    expect(JSON.parse(moved.stdout)).toMatchObject({
+      carrier_id: "simulator",
+      carrier_host: "carrier-sim.local",
+      carrier_port: 12776,
+      carrier_change: "updated",
+      created_route: false,
+    });
+    expect(await cli.db.prisma.carrier.findMany()).toEqual([
+      expect.objectContaining({
+        id: "simulator",
+        host: "carrier-sim.local",
+        port: 12776,
+        submitsPerSecond: 123,
+      }),
+    ]);
+    expect(await cli.db.prisma.route.count()).toBe(1);
+
+    // Back to the defaults for the other tests.
+    expect(await cli.json<DemoJson>("demo")).toMatchObject({ carrier_change: "updated", carrier_port: 2776 });
+    await cli.run("carrier", "update", "simulator", "--tps", "5000");
+  });
+
+  it("puts back a removed route and says when the carrier is disabled", async () => {
+    await cli.json("demo");
+    expect((await cli.run("route", "remove", "+", "simulator")).code).toBe(0);
+    await cli.run("carrier", "disable", "simulator");
+    try {
+      const result = await cli.run("demo");
+      expect(result.code).toBe(0);
+      expect(result.out).toContain(
+        "Carrier simulator at 127.0.0.1:2776 (unchanged), route + → simulator (created)",
+      );
+      expect(result.out).toContain(
+        "Carrier simulator is disabled: enable it with `carrier enable simulator`.",
+      );
+      expect(await cli.db.prisma.route.count({ where: { prefix: "+", carrierId: "simulator" } })).toBe(1);
+    } finally {
+      await cli.run("carrier", "enable", "simulator");
+    }
   });
 });

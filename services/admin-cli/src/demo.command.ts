@@ -4,6 +4,8 @@ import { newId } from "@sms/ids";
 import { createAccount } from "./accounts.command";
 import { issueApiKey } from "./keys.command";
 import { printResult, toNumber, type CliIo } from "./output";
+import type { Db } from "./records";
+import { addRoute } from "./routes.command";
 
 const DEMO_ACCOUNT = "demo";
 const DEMO_CREDITS = 1000;
@@ -12,6 +14,27 @@ const DEMO_KEY_NAME = "demo-start";
 /** Serialises concurrent `demo` runs (two starts at once would otherwise create two demo accounts). */
 const DEMO_LOCK_KEY = 7_431_002;
 
+const SIMULATOR_CARRIER = "simulator";
+/** Every number: the demo sends anything to the simulator. */
+const SIMULATOR_ROUTE_PREFIX = "+";
+/**
+ * What the demo carrier binds with. The carrier simulator accepts any system_id and password
+ * unless CARRIER_SIM_ACCOUNTS says otherwise; 2 transmitters, 1 receiver, window 50 and
+ * 5000 submits/s keep it far from being the bottleneck of a local run.
+ */
+const SIMULATOR_SETTINGS = {
+  name: "Local carrier simulator",
+  systemId: "platform",
+  password: "platform",
+  transmitterBinds: 2,
+  receiverBinds: 1,
+  windowSize: 50,
+  submitsPerSecond: 5000,
+};
+
+/** What `demo` did to the simulator carrier: host and port follow the config, the rest is left as tuned. */
+export type CarrierChange = "created" | "updated" | "unchanged";
+
 export interface DemoSetup {
   accountId: string;
   balance: bigint;
@@ -19,11 +42,44 @@ export interface DemoSetup {
   keyId: string;
   key: string;
   revokedKeys: number;
+  carrier: { id: string; host: string; port: number; enabled: boolean; change: CarrierChange };
+  isNewRoute: boolean;
+}
+
+/**
+ * Makes the "simulator" carrier point at `address`: created with the demo's settings when
+ * missing, host and port updated when they changed; anything else an operator tuned stays.
+ */
+async function ensureSimulatorCarrier(
+  tx: Db,
+  address: { host: string; port: number },
+): Promise<DemoSetup["carrier"]> {
+  const existing = await tx.carrier.findUnique({ where: { id: SIMULATOR_CARRIER } });
+  let change: CarrierChange = "unchanged";
+  let enabled = existing?.enabled ?? true;
+  if (!existing) {
+    await tx.carrier.create({ data: { id: SIMULATOR_CARRIER, ...SIMULATOR_SETTINGS, ...address } });
+    change = "created";
+  } else if (existing.host !== address.host || existing.port !== address.port) {
+    ({ enabled } = await tx.carrier.update({ where: { id: SIMULATOR_CARRIER }, data: address }));
+    change = "updated";
+  }
+  return { id: SIMULATOR_CARRIER, ...address, enabled, change };
+}
+
+/** Makes sure the "+" → simulator route exists; true when this call added it. */
+async function ensureSimulatorRoute(tx: Db): Promise<boolean> {
+  const route = { prefix: SIMULATOR_ROUTE_PREFIX, carrierId: SIMULATOR_CARRIER };
+  const existing = await tx.route.findUnique({ where: { prefix_carrierId: route } });
+  if (existing) return false;
+  await addRoute(tx, { ...route, priority: 0 });
+  return true;
 }
 
 /**
  * Makes the local demo ready, idempotently: the "demo" account (1000 credits on creation),
- * its sender id DEMO, and one fresh "demo-start" key; earlier demo-start keys are revoked.
+ * its sender id DEMO, one fresh "demo-start" key (earlier ones are revoked), the "simulator"
+ * carrier at the configured SMPP address, and the route "+" → simulator.
  */
 export async function prepareDemo(io: CliIo): Promise<DemoSetup> {
   return io.db.prisma.$transaction(async (tx) => {
@@ -51,6 +107,8 @@ export async function prepareDemo(io: CliIo): Promise<DemoSetup> {
       name: DEMO_KEY_NAME,
       permissions: PERMISSIONS,
     });
+    const carrier = await ensureSimulatorCarrier(tx, io.simulatorSmpp);
+    const isNewRoute = await ensureSimulatorRoute(tx);
     return {
       accountId: account.id,
       balance: account.balance,
@@ -58,6 +116,8 @@ export async function prepareDemo(io: CliIo): Promise<DemoSetup> {
       keyId: issued.id,
       key: issued.key,
       revokedKeys,
+      carrier,
+      isNewRoute,
     };
   });
 }
@@ -81,7 +141,8 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
   program
     .command("demo")
     .description(
-      `Prepare the local demo: account "${DEMO_ACCOUNT}", sender id ${DEMO_SENDER}, a fresh "${DEMO_KEY_NAME}" key`,
+      `Prepare the local demo: account "${DEMO_ACCOUNT}", sender id ${DEMO_SENDER}, a fresh "${DEMO_KEY_NAME}" key, ` +
+        `carrier "${SIMULATOR_CARRIER}" (the carrier simulator) and route "${SIMULATOR_ROUTE_PREFIX}" to it`,
     )
     .action(async (_options: unknown, command: Command) => {
       const demo = await prepareDemo(io);
@@ -95,11 +156,25 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
           key_id: demo.keyId,
           key: demo.key,
           revoked_keys: demo.revokedKeys,
+          carrier_id: demo.carrier.id,
+          carrier_host: demo.carrier.host,
+          carrier_port: demo.carrier.port,
+          carrier_enabled: demo.carrier.enabled,
+          carrier_change: demo.carrier.change,
+          route_prefix: SIMULATOR_ROUTE_PREFIX,
+          created_route: demo.isNewRoute,
           curl_send: curl.send,
           curl_status: curl.status,
         },
         lines: [
           `Demo account ${demo.accountId} (${demo.isNewAccount ? "created" : "existing"}, ${demo.balance} credits, sender id ${DEMO_SENDER})`,
+          `Carrier ${demo.carrier.id} at ${demo.carrier.host}:${demo.carrier.port} (${demo.carrier.change}), ` +
+            `route ${SIMULATOR_ROUTE_PREFIX} → ${demo.carrier.id} (${demo.isNewRoute ? "created" : "existing"})`,
+          ...(demo.carrier.enabled
+            ? []
+            : [
+                `Carrier ${demo.carrier.id} is disabled: enable it with \`carrier enable ${demo.carrier.id}\`.`,
+              ]),
           `API key: ${demo.key}`,
           "Send a message:",
           curl.send,

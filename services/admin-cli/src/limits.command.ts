@@ -1,11 +1,9 @@
 import type { Command } from "commander";
-import { accountId, positiveInteger } from "./arguments";
+import { accountId, INT4_MAX, positiveInteger } from "./arguments";
 import { UsageError } from "./errors";
 import { printResult, type CliIo } from "./output";
 import { accountNotFound, isPrismaError } from "./records";
 
-// The columns are PostgreSQL INTEGER, so nothing above 2^31-1 fits.
-const INT4_MAX = 2_147_483_647;
 // Bulk requests carry at most this many items, whatever an account's limit (DESIGN §3 default 10,000).
 const MAX_BATCH_CEILING = 100_000;
 

@@ -19,6 +19,7 @@ async function main(): Promise<number> {
       out: (line) => process.stdout.write(`${line}\n`),
       err: (line) => process.stderr.write(`${line}\n`),
       gatewayUrl: config.GATEWAY_URL,
+      simulatorSmpp: { host: config.SIMULATOR_SMPP_HOST, port: config.SIMULATOR_SMPP_PORT },
     });
   } finally {
     await db.close();

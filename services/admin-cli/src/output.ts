@@ -8,6 +8,8 @@ export interface CliIo {
   err: (line: string) => void;
   /** Base URL of the REST gateway, for printed curl lines. */
   gatewayUrl: string;
+  /** Where the local carrier simulator listens for SMPP binds (the demo's "simulator" carrier). */
+  simulatorSmpp: { host: string; port: number };
 }
 
 /** A command's result: the JSON value printed with --json, and the lines a person reads otherwise. */

@@ -1,5 +1,5 @@
 import { Prisma } from "@sms/db";
-import type { Account, PrismaClient } from "@sms/db";
+import type { Account, Carrier, PrismaClient } from "@sms/db";
 import { CommandError } from "./errors";
 
 /** Prisma's client or a transaction's: every helper here works inside or outside one. */
@@ -33,4 +33,15 @@ export async function findAccountOrFail(db: Db, accountId: string): Promise<Acco
   const account = await db.account.findUnique({ where: { id: accountId } });
   if (!account) throw accountNotFound(accountId);
   return account;
+}
+
+export function carrierNotFound(carrierId: string): CommandError {
+  return new CommandError(`Carrier ${carrierId} not found.`);
+}
+
+/** The carrier, or a CommandError naming the id. */
+export async function findCarrierOrFail(db: Db, carrierId: string): Promise<Carrier> {
+  const carrier = await db.carrier.findUnique({ where: { id: carrierId } });
+  if (!carrier) throw carrierNotFound(carrierId);
+  return carrier;
 }
