@@ -67,7 +67,7 @@ export class SmppConnection {
    */
   async request(command: string, fields: PduFields = {}, counted = true): Promise<Pdu> {
     if (counted) await this.window.acquire();
-    if (this.closed) {
+    if (this.closed || this.socket.writableEnded || this.socket.destroyed) {
       if (counted) this.window.release();
       throw new NotBoundError(this.closeReason ?? "connection closed");
     }
@@ -148,7 +148,8 @@ export class SmppConnection {
   private receive(chunk: Buffer): void {
     for (const event of this.framer.push(chunk)) {
       if (event.type === "malformed") {
-        // The codec wedges after a bad PDU (NOTES-smpp) and a stream that lost its framing cannot be trusted.
+        // A stream with one unreadable PDU has lost its framing or its peer is broken: nack what we can and close
+        // (the smpp package's own Session would instead wedge silently, NOTES-smpp).
         if (event.sequenceNumber !== undefined) this.nack(event.sequenceNumber, event.status);
         this.end(`malformed PDU: ${event.reason}`, 200);
         return;
