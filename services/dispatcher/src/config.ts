@@ -12,6 +12,10 @@ const DispatcherSettings = z.object({
   ENQUIRE_LINK_INTERVAL_MS: envInt(30000, 0, 600000),
   /** How often carriers and routes are re-read from the database. */
   CARRIER_REFRESH_MS: envInt(10000, 100, 600000),
+  /** BullMQ job lock: a dead dispatcher's jobs are taken over after about this long. */
+  DISPATCH_LOCK_MS: envInt(30000, 500, 600000),
+  /** How often BullMQ looks for stalled jobs (those whose lock expired). */
+  DISPATCH_STALLED_CHECK_MS: envInt(15000, 200, 600000),
   /** Throttled or temporary answers retried on the spot before the job is retried later. */
   SUBMIT_RETRY_LIMIT: envInt(5, 0, 100),
   /** First back-off after ESME_RTHROTTLED / ESME_RMSGQFUL, doubled each time (capped at 5 s). */

@@ -45,7 +45,13 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     { connection: queueConnection, prefix: config.REDIS_PREFIX },
     QUEUES.smsDispatch,
     async (job: Job<DispatchJob>) => dispatchMessage(context, job.data.messageId),
-    { concurrency: config.DISPATCH_CONCURRENCY },
+    {
+      concurrency: config.DISPATCH_CONCURRENCY,
+      lockDuration: config.DISPATCH_LOCK_MS,
+      stalledInterval: config.DISPATCH_STALLED_CHECK_MS,
+      // A job whose dispatcher died is taken over, never dropped: the dispatcher is idempotent.
+      maxStalledCount: 1000,
+    },
   );
   worker.on("failed", (job, error) => {
     logger.warn("dispatch attempt failed; BullMQ retries it", {
