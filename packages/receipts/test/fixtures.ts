@@ -4,7 +4,10 @@ import { newId } from "@sms/ids";
 
 /** Fixture rows for receipt tests (here and in dlr-ingest): what acceptance and the dispatcher would have written. */
 
-export async function insertAccount(pool: pg.Pool, balance = 100): Promise<string> {
+/** A pool, or one connection checked out of it. */
+export type Db = pg.Pool | pg.PoolClient;
+
+export async function insertAccount(pool: Db, balance = 100): Promise<string> {
   const id = `acc_${crypto.randomBytes(6).toString("hex")}`;
   await pool.query(
     "INSERT INTO accounts (id, name, balance, updated_at) VALUES ($1, 'Receipts test', $2, now())",
@@ -21,7 +24,7 @@ export interface MessageFixture {
 }
 
 /** A message that went through acceptance (and, when `sent`, the dispatcher): status row and history. */
-export async function insertMessage(pool: pg.Pool, fixture: MessageFixture): Promise<string> {
+export async function insertMessage(pool: Db, fixture: MessageFixture): Promise<string> {
   const id = newId("msg");
   const segments = fixture.segments ?? 1;
   const status = fixture.status ?? "sent";
@@ -43,7 +46,7 @@ export async function insertMessage(pool: pg.Pool, fixture: MessageFixture): Pro
 
 /** A segment row as the dispatcher leaves it: submitted with the carrier's id, or submitting without one yet. */
 export async function insertSegment(
-  pool: pg.Pool,
+  pool: Db,
   segment: { messageId: string; seq: number; carrierId: string; carrierMessageId?: string },
 ): Promise<void> {
   await pool.query(
@@ -60,7 +63,7 @@ export async function insertSegment(
 }
 
 export async function insertCarrier(
-  pool: pg.Pool,
+  pool: Db,
   carrier: {
     id?: string;
     host?: string;
@@ -102,7 +105,7 @@ export interface MessageSnapshot {
 }
 
 /** The message, its history, its outbox events and its segments. */
-export async function readMessage(pool: pg.Pool, id: string): Promise<MessageSnapshot> {
+export async function readMessage(pool: Db, id: string): Promise<MessageSnapshot> {
   const message = await pool.query(
     "SELECT status, status_sequence, error_code, error_message, delivered_at FROM messages WHERE id = $1",
     [id],
@@ -138,7 +141,7 @@ export async function readMessage(pool: pg.Pool, id: string): Promise<MessageSna
 
 /** carrier_receipts rows of one carrier id, oldest first. */
 export async function readReceipts(
-  pool: pg.Pool,
+  pool: Db,
   carrierId: string,
 ): Promise<
   Array<{

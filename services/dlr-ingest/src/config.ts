@@ -1,0 +1,37 @@
+import { commonSettings, envInt, loadConfig, z } from "@sms/config";
+
+const MINUTE = 60_000;
+
+const DlrIngestSettings = z.object({
+  ...commonSettings,
+  /** HTTP port: /healthz, /readyz, /metrics and the carriers' receipt endpoint. */
+  PORT: envInt(3030, 0, 65535),
+  /** Address to listen on. */
+  HOST: z.string().default("0.0.0.0"),
+  /** How often the carriers table is read again (new carrier → bind; disabled, removed or changed → unbind), ms. */
+  CARRIER_REFRESH_MS: envInt(10_000, 100, 60 * MINUTE),
+  /** How often unmatched receipts are retried against the segments (the safety net), ms. */
+  SWEEP_INTERVAL_MS: envInt(MINUTE, 100, 60 * MINUTE),
+  /** Unmatched receipts younger than this are left to the dispatcher's matchPendingReceipts, ms. */
+  SWEEP_MIN_AGE_MS: envInt(30_000, 0, 24 * 60 * MINUTE),
+  /** Unmatched receipts older than this are given up on (their segment never got that id), ms: 3 days. */
+  SWEEP_MAX_AGE_MS: envInt(3 * 24 * 60 * MINUTE, MINUTE),
+  /** Bearer token of POST /v1/carriers/{id}/receipts (at least 16 characters); unset turns the endpoint off. */
+  HTTP_RECEIPT_TOKEN: z.preprocess(
+    (value) => (value === "" ? undefined : value),
+    z.string().min(16).optional(),
+  ),
+  /** enquire_link period on receiver binds, ms; 0 turns it off. */
+  SMPP_ENQUIRE_LINK_MS: envInt(30_000, 0, 10 * MINUTE),
+  /** How long our SMPP requests (bind, enquire_link, unbind) wait for their response, ms. */
+  SMPP_RESPONSE_TIMEOUT_MS: envInt(10_000, 100, MINUTE),
+  /** On SIGTERM, how long receipts being applied get to commit and be acknowledged, ms. */
+  SHUTDOWN_GRACE_MS: envInt(5_000, 0, MINUTE),
+});
+
+export type DlrIngestConfig = z.infer<typeof DlrIngestSettings>;
+
+/** Reads and validates the environment; throws a ConfigError naming every bad setting. */
+export function loadDlrIngestConfig(env: NodeJS.ProcessEnv = process.env): DlrIngestConfig {
+  return loadConfig(DlrIngestSettings, env);
+}

@@ -1,0 +1,101 @@
+import type pg from "pg";
+import type { Logger } from "@sms/logger";
+import { applyReceipt } from "@sms/receipts";
+import { CommandStatus, EsmClass, parseReceipt, parseReceiptDate, type DeliverSm } from "@sms/smpp";
+import type { DeliverSmHandler } from "./carrier-binds";
+import type { Metrics } from "./metrics";
+
+export interface DeliverSmDeps {
+  pool: pg.Pool;
+  logger: Logger;
+  metrics: Metrics;
+  /** True once shutdown began: receipts are handed back to the carrier. */
+  isStopping: () => boolean;
+}
+
+/**
+ * Applies each receipt a carrier delivers and answers only after the commit: ESME_ROK
+ * once it is stored (whatever it did: applied, ignored or unmatched), and an exception
+ * (the SMPP client answers ESME_RX_T_APPN) when the database failed, so that the carrier
+ * delivers it again later (SMPP 3.4 §5.1.3; receipts are at least once, duplicates are
+ * ignored). A deliver_sm that is not a receipt (an MO message) is acknowledged and dropped.
+ */
+export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
+  const { pool, logger, metrics } = deps;
+  const count = (kind: string, carrierId: string) =>
+    metrics.increment("dlr_deliver_sm_total", "deliver_sm received, by what they were", {
+      kind,
+      carrier_id: carrierId,
+    });
+  return async (carrierId, pdu) => {
+    // Handed back, not dropped: the carrier redelivers to another replica or after the restart.
+    if (deps.isStopping()) {
+      count("refused_shutting_down", carrierId);
+      return CommandStatus.ESME_RX_T_APPN;
+    }
+    const receipt = parseReceipt(pdu);
+    if (!receipt) {
+      const claimsReceipt = (pdu.esm_class & EsmClass.MESSAGE_TYPE_MASK) === EsmClass.DELIVERY_RECEIPT;
+      // Never the text or numbers: MO content is the subscriber's.
+      if (claimsReceipt)
+        logger.warn("unreadable delivery receipt acknowledged and dropped", { carrier_id: carrierId });
+      else logger.info("MO message acknowledged and dropped (MO is not handled)", { carrier_id: carrierId });
+      count(claimsReceipt ? "unreadable_receipt" : "mo", carrierId);
+      return CommandStatus.ESME_ROK;
+    }
+    count("receipt", carrierId);
+    try {
+      const result = await applyReceipt(pool, {
+        carrierId,
+        carrierMessageId: receipt.messageId,
+        state: receipt.state,
+        errorCode: receipt.err,
+        doneAt: parseReceiptDate(receipt.doneDate),
+        raw: rawOf(pdu, receipt),
+      });
+      metrics.increment("dlr_receipts_total", "Receipts stored, by source and outcome", {
+        source: "smpp",
+        outcome: result.outcome,
+      });
+      logger.debug("receipt stored", {
+        carrier_id: carrierId,
+        carrier_message_id: receipt.messageId,
+        state: receipt.state,
+        outcome: result.outcome,
+        message_id: result.messageId,
+      });
+      return CommandStatus.ESME_ROK;
+    } catch (error) {
+      metrics.increment(
+        "dlr_receipt_errors_total",
+        "Receipts not stored (the carrier is asked to redeliver)",
+        { source: "smpp" },
+      );
+      logger.error("receipt not stored; asking the carrier to redeliver", {
+        carrier_id: carrierId,
+        carrier_message_id: receipt.messageId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    }
+  };
+}
+
+/** What carrier_receipts.raw keeps of a deliver_sm: the receipt fields, never the quoted message text. */
+function rawOf(
+  pdu: DeliverSm,
+  receipt: NonNullable<ReturnType<typeof parseReceipt>>,
+): Record<string, unknown> {
+  return {
+    source: "smpp",
+    esm_class: pdu.esm_class,
+    receipted_message_id: pdu.receipted_message_id,
+    message_state: receipt.messageState,
+    stat: receipt.stat,
+    err: receipt.err,
+    sub: receipt.sub,
+    dlvrd: receipt.dlvrd,
+    submit_date: receipt.submitDate,
+    done_date: receipt.doneDate,
+  };
+}

@@ -1,0 +1,34 @@
+import express from "express";
+import type pg from "pg";
+import { healthRoutes, type ReadinessCheck } from "@sms/health";
+import type { Logger } from "@sms/logger";
+import type { Metrics } from "../metrics";
+import { assignRequestId, errorHandler, notFound } from "./errors";
+import { receiptRoutes } from "./receipts.route";
+
+export interface AppDeps {
+  pool: pg.Pool;
+  logger: Logger;
+  metrics: Metrics;
+  /** Unset: the receipt endpoint is off (404). */
+  receiptToken: string | undefined;
+  readiness: Record<string, ReadinessCheck>;
+  isShuttingDown: () => boolean;
+}
+
+/** Health, metrics and the carriers' receipt endpoint. */
+export function buildApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use(assignRequestId);
+  app.use(healthRoutes(deps.readiness, deps.isShuttingDown));
+  app.get("/metrics", (_req, res) => {
+    res.type("text/plain; version=0.0.4").send(deps.metrics.render());
+  });
+  if (deps.receiptToken)
+    app.use(receiptRoutes({ pool: deps.pool, token: deps.receiptToken, metrics: deps.metrics }));
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,126 @@
+import type { Server } from "node:http";
+import { createDatabase } from "@sms/db";
+import type { Logger } from "@sms/logger";
+import { sweepUnmatched } from "@sms/receipts";
+import { CarrierBinds } from "./carrier-binds";
+import { loadEnabledCarriers } from "./carriers";
+import type { DlrIngestConfig } from "./config";
+import { createDeliverSmHandler } from "./deliver-sm.handler";
+import { buildApp } from "./http/app";
+import { InFlight } from "./in-flight";
+import { Metrics } from "./metrics";
+import { runPeriodically } from "./periodic";
+
+/** A running dlr-ingest. */
+export interface RunningDlrIngest {
+  server: Server;
+  port: number;
+  binds: CarrierBinds;
+  /** Reads the carriers table now and reconciles the binds (the refresh loop does it every CARRIER_REFRESH_MS). */
+  refreshCarriers(): Promise<void>;
+  /** SIGTERM: refuse new receipts, stop the loops and the HTTP server, let receipts in flight commit, unbind, close the database. */
+  stop(): Promise<void>;
+}
+
+/** Connects to PostgreSQL, binds to every enabled carrier and serves HTTP. */
+export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): Promise<RunningDlrIngest> {
+  const database = createDatabase(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: "dlr-ingest",
+  });
+  const { pool } = database;
+  let stopping = false;
+  const inFlight = new InFlight();
+  const binds: CarrierBinds = new CarrierBinds({
+    logger,
+    enquireLinkIntervalMs: config.SMPP_ENQUIRE_LINK_MS,
+    responseTimeoutMs: config.SMPP_RESPONSE_TIMEOUT_MS,
+    onDeliverSm: (carrierId, pdu) => inFlight.track(() => handleDeliverSm(carrierId, pdu)),
+  });
+  const metrics = new Metrics(() =>
+    binds.summary().flatMap(({ carrierId, binds: total, bound }) => [
+      {
+        name: "dlr_receiver_binds",
+        help: "Receiver binds wanted per carrier",
+        labels: { carrier_id: carrierId },
+        value: total,
+      },
+      {
+        name: "dlr_receiver_binds_bound",
+        help: "Receiver binds bound now",
+        labels: { carrier_id: carrierId },
+        value: bound,
+      },
+    ]),
+  );
+  const handleDeliverSm = createDeliverSmHandler({ pool, logger, metrics, isStopping: () => stopping });
+
+  const refreshCarriers = async () => binds.reconcile(await loadEnabledCarriers(pool));
+  const logLoopError = (what: string) => (error: unknown) =>
+    logger.error(`${what} failed; trying again at the next interval`, {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  // A database that is down at start does not stop the service: the loop binds once it answers.
+  await refreshCarriers().catch(logLoopError("carrier refresh"));
+  const refreshLoop = runPeriodically(
+    refreshCarriers,
+    config.CARRIER_REFRESH_MS,
+    logLoopError("carrier refresh"),
+  );
+  const sweepLoop = runPeriodically(
+    async () => {
+      const swept = await sweepUnmatched(pool, {
+        olderThanMs: config.SWEEP_MIN_AGE_MS,
+        maxAgeMs: config.SWEEP_MAX_AGE_MS,
+      });
+      if (swept.applied + swept.ignored > 0)
+        logger.info("unmatched receipts settled by the sweep", { ...swept });
+      metrics.increment(
+        "dlr_sweep_settled_total",
+        "Unmatched receipts the sweep settled",
+        { outcome: "applied" },
+        swept.applied,
+      );
+    },
+    config.SWEEP_INTERVAL_MS,
+    logLoopError("unmatched receipt sweep"),
+  );
+
+  const app = buildApp({
+    pool,
+    logger,
+    metrics,
+    receiptToken: config.HTTP_RECEIPT_TOKEN,
+    readiness: { postgres: async () => void (await pool.query("SELECT 1")) },
+    isShuttingDown: () => stopping,
+  });
+  const server = app.listen(config.PORT, config.HOST);
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  logger.info("dlr-ingest listening", { port, http_receipts: Boolean(config.HTTP_RECEIPT_TOKEN) });
+
+  return {
+    server,
+    port,
+    binds,
+    refreshCarriers,
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      await Promise.all([refreshLoop.stop(), sweepLoop.stop()]);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Receipts already being applied commit and are acknowledged; new ones are handed back.
+      await inFlight.idle(config.SHUTDOWN_GRACE_MS);
+      await binds.close();
+      server.closeAllConnections();
+      await closed;
+      await database.close();
+      logger.info("dlr-ingest stopped");
+    },
+  };
+}
