@@ -1,0 +1,33 @@
+import { commonSettings, envInt, loadConfig, z } from "@sms/config";
+
+const SchedulerSettings = z.object({
+  ...commonSettings,
+  /** Port of /healthz, /readyz and /metrics. */
+  PORT: envInt(3010, 0, 65535),
+  /** Address the health/metrics port listens on. */
+  HOST: z.string().default("0.0.0.0"),
+  /** Milliseconds between promotion ticks; a due message is queued within about this long (DESIGN §4). */
+  SCHEDULER_INTERVAL_MS: envInt(200, 10, 60_000),
+  /** Messages promoted per transaction; a tick repeats until fewer than this are due. */
+  SCHEDULER_BATCH_SIZE: envInt(1000, 1, 10_000),
+  /** Milliseconds between reconciler ticks (outbox relay + re-enqueue of stale queued messages). */
+  RECONCILE_INTERVAL_MS: envInt(10_000, 100, 3_600_000),
+  /** A queued message untouched for this long is re-enqueued (a no-op while its job exists). */
+  RECONCILE_STALE_AFTER_MS: envInt(30_000, 100, 86_400_000),
+  /** Stale queued messages read and re-enqueued per page. */
+  RECONCILE_BATCH_SIZE: envInt(1000, 1, 10_000),
+  /** Most stale queued messages re-enqueued per tick; the next tick continues where this one stopped. */
+  RECONCILE_MAX_PER_TICK: envInt(10_000, 1, 1_000_000),
+  /** Age in ms after which a dispatch_outbox row is re-enqueued by the relay. */
+  OUTBOX_STALE_AFTER_MS: envInt(10_000, 100, 3_600_000),
+  /** Milliseconds a hand-off to Redis may take before a tick gives up and leaves it to the relay. */
+  HANDOFF_TIMEOUT_MS: envInt(2000, 100, 60_000),
+  /** Bound on a graceful stop: the current ticks and the last hand-offs get this long. */
+  SHUTDOWN_TIMEOUT_MS: envInt(10_000, 100, 120_000),
+});
+
+export type SchedulerConfig = z.infer<typeof SchedulerSettings>;
+
+export function loadSchedulerConfig(env: NodeJS.ProcessEnv = process.env): SchedulerConfig {
+  return loadConfig(SchedulerSettings, env);
+}

@@ -1,0 +1,82 @@
+import { createLogger } from "@sms/logger";
+import { waitFor } from "@sms/testing";
+import { settlesWithin, startLoop } from "./loop";
+
+const logger = createLogger("loop-test", "error");
+
+describe("startLoop", () => {
+  it("keeps ticking after a tick fails", async () => {
+    let ticks = 0;
+    let errors = 0;
+    const loop = startLoop({
+      name: "test",
+      intervalMs: 5,
+      logger,
+      onError: () => errors++,
+      tick: async () => {
+        ticks++;
+        if (ticks % 2) throw new Error("database unreachable");
+      },
+    });
+    await waitFor(() => ticks >= 4);
+    await loop.stop();
+    expect(errors).toBeGreaterThanOrEqual(2);
+  });
+
+  it("never runs two ticks at once, and stop waits for the tick in progress", async () => {
+    let running = 0;
+    let overlap = false;
+    let finished = 0;
+    let release: () => void = () => undefined;
+    const loop = startLoop({
+      name: "test",
+      intervalMs: 1,
+      logger,
+      tick: async () => {
+        running++;
+        if (running > 1) overlap = true;
+        await new Promise<void>((resolve) => (release = resolve));
+        running--;
+        finished++;
+      },
+    });
+    await waitFor(() => running === 1);
+    let stopped = false;
+    const stopping = loop.stop().then(() => (stopped = true));
+    await Promise.resolve();
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(finished).toBe(1);
+    expect(overlap).toBe(false);
+  });
+
+  it("tells the tick when the loop is stopping, so a long tick can end early", async () => {
+    let sawStopping = false;
+    let inside = false;
+    const loop = startLoop({
+      name: "test",
+      intervalMs: 1,
+      logger,
+      tick: async (isStopping) => {
+        inside = true;
+        await waitFor(() => isStopping(), { intervalMs: 1 });
+        sawStopping = true;
+      },
+    });
+    await waitFor(() => inside);
+    await loop.stop();
+    expect(sawStopping).toBe(true);
+  });
+});
+
+describe("settlesWithin", () => {
+  it("is true for a promise that settles in time, rejected or not", async () => {
+    expect(await settlesWithin(Promise.resolve(1), 1000)).toBe(true);
+    expect(await settlesWithin(Promise.reject(new Error("x")), 1000)).toBe(true);
+  });
+
+  it("is false for one that does not", async () => {
+    expect(await settlesWithin(new Promise(() => undefined), 10)).toBe(false);
+  });
+});

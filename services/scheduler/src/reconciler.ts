@@ -1,0 +1,96 @@
+import type pg from "pg";
+import type { Logger } from "@sms/logger";
+import type { DispatchOutbox } from "@sms/message-acceptance";
+import type { DispatchProducer } from "@sms/queues";
+import { startLoop, type Loop } from "./loop";
+import type { SchedulerMetrics } from "./metrics";
+
+export interface ReconcileOptions {
+  intervalMs: number;
+  /** A queued message whose row is older than this is re-enqueued. */
+  staleAfterMs: number;
+  batchSize: number;
+  maxPerTick: number;
+  /** Resolves when Redis answers, rejects fast when it does not (a "command" connection's ping). */
+  pingRedis: () => Promise<unknown>;
+}
+
+// Keyset paging over (updated_at, id): each page starts after the last row of the one
+// before, so a tick reads a bounded slice and the next tick continues from there.
+const STALE_QUEUED = `
+SELECT id, updated_at FROM messages
+WHERE status = 'queued'
+  AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
+  AND (updated_at, id) > (COALESCE($2::timestamptz, '-infinity'::timestamptz), COALESCE($3::text, ''))
+ORDER BY updated_at, id
+LIMIT $4`;
+
+/**
+ * Accepted messages that are in no queue (Redis lost its data, a job was deleted)
+ * are queued again, so losing Redis loses no message (DESIGN §1). Every tick:
+ *
+ * 1. the dispatch outbox relay: rows older than its stale age are enqueued and deleted;
+ * 2. messages `queued` for longer than `staleAfterMs` are enqueued again with job id =
+ *    message id. BullMQ ignores an add whose job id exists (waiting, delayed, active,
+ *    or kept as completed/failed), so a message whose job is still there gets no
+ *    second job; only a message whose job is gone gets a new one.
+ *
+ * The contract with the dispatcher: a job may still arrive for a message that has
+ * moved on (a re-enqueue racing the job's completion), so it loads the message, does
+ * nothing unless it is still queued, and submits only segments not yet submitted.
+ * And it must not leave a message `queued` when it gives up on its job: a failed job
+ * is kept for 7 days and hides the message from this reconciler until it is removed.
+ */
+export function startReconciler(
+  pool: pg.Pool,
+  outbox: DispatchOutbox,
+  producer: DispatchProducer,
+  metrics: SchedulerMetrics,
+  logger: Logger,
+  options: ReconcileOptions,
+): Loop {
+  let cursor: { updatedAt: Date; id: string } | null = null;
+
+  return startLoop({
+    name: "reconciler",
+    intervalMs: options.intervalMs,
+    logger,
+    onError: () => metrics.reconcileErrors++,
+    async tick(isStopping) {
+      metrics.reconcileTicks++;
+      // The queue connection waits for Redis indefinitely, and relayStale holds a
+      // transaction and row locks while it enqueues: with Redis down, skip the tick
+      // instead of parking a database connection until Redis comes back.
+      await options.pingRedis();
+      let relayed = 0;
+      for (let moved = -1; moved !== 0 && !isStopping() && relayed < options.maxPerTick;) {
+        moved = await outbox.relayStale(options.batchSize);
+        relayed += moved;
+      }
+      metrics.outboxRelayed += relayed;
+
+      let reenqueued = 0;
+      while (!isStopping() && reenqueued < options.maxPerTick) {
+        const { rows } = await pool.query<{ id: string; updated_at: Date }>({
+          name: "scheduler-stale-queued",
+          text: STALE_QUEUED,
+          values: [options.staleAfterMs, cursor?.updatedAt ?? null, cursor?.id ?? null, options.batchSize],
+        });
+        if (rows.length > 0) {
+          await producer.enqueue(rows.map((row) => row.id));
+          reenqueued += rows.length;
+          const last = rows[rows.length - 1]!;
+          cursor = { updatedAt: last.updated_at, id: last.id };
+        }
+        if (rows.length < options.batchSize) {
+          cursor = null; // the sweep reached the end: the next one starts from the oldest again
+          break;
+        }
+      }
+      metrics.reenqueued += reenqueued;
+      // Most re-enqueues are no-ops (the job still exists), so they are not worth an info line.
+      if (relayed) logger.info("dispatch outbox relayed messages", { count: relayed });
+      if (reenqueued) logger.debug("re-enqueued stale queued messages", { count: reenqueued });
+    },
+  });
+}
