@@ -2,7 +2,7 @@
 // Gateway, PostgreSQL, Redis and the load generator share this machine.
 // Targets (issue 2): ≥ 3,000 accepted requests/s, p99 ≤ 50 ms, zero errors; bulk of 10,000 in ≤ 1 s.
 import autocannon from "autocannon";
-import { createBenchAccount, freshDatabase, startService, stopService } from "./support";
+import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -81,6 +81,7 @@ async function main(): Promise<void> {
     console.log(`  accepted in ${times.map((t) => `${t.toFixed(0)} ms`).join(", ")}   (target ≤ 1000 ms)`);
   } finally {
     await stopService(gateway);
+    await deleteRedisPrefix(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", redisPrefix);
   }
 }
 

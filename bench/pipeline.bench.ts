@@ -5,7 +5,7 @@
 // zero duplicated.
 import autocannon from "autocannon";
 import pg from "pg";
-import { createBenchAccount, freshDatabase, startService, stopService } from "./support";
+import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
 
 const TOTAL = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const DISPATCHERS = Number(process.env.BENCH_DISPATCHERS ?? 1);
@@ -124,6 +124,7 @@ async function main(): Promise<void> {
     sampling = false;
     for (const child of children.reverse()) await stopService(child);
     await db.end();
+    await deleteRedisPrefix(common.REDIS_URL, redisPrefix);
   }
 }
 

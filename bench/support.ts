@@ -74,6 +74,19 @@ export async function startService(
   }
 }
 
+/** Deletes a benchmark's Redis keys (its prefix is unique per run). */
+export async function deleteRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
+  const { Redis } = await import("ioredis");
+  const redis = new Redis(redisUrl);
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== "0");
+  redis.disconnect();
+}
+
 export async function stopService(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -10,6 +10,18 @@ const root = path.resolve(import.meta.dirname, "..");
 // Order matters for start-up only in that upstreams come first.
 const ALL = ["carrier-simulator", "api-gateway", "dispatcher", "dlr-ingest", "scheduler", "webhook-delivery", "otp", "smpp-server"];
 const wanted = process.env.SERVICES ? process.env.SERVICES.split(",") : ALL;
+// Every service reads PORT (one per container in production); here each gets its own.
+// The gateway keeps the PORT this script was given; the others serve /healthz, /readyz and /metrics.
+const PORTS = {
+  "api-gateway": process.env.PORT ?? "3000",
+  scheduler: "3010",
+  dispatcher: "3020",
+  "dlr-ingest": "3030",
+  "webhook-delivery": "3040",
+  otp: "3050",
+  "smpp-server": "3060",
+  "carrier-simulator": "3070",
+};
 const services = wanted.filter((name) => existsSync(path.join(root, "services", name, "dist", "main.js")));
 
 const children = new Map();
@@ -24,7 +36,7 @@ function stopAll(signal) {
 
 for (const name of services) {
   const child = spawn(process.execPath, ["--enable-source-maps", path.join(root, "services", name, "dist", "main.js")], {
-    env: process.env,
+    env: { ...process.env, PORT: PORTS[name] ?? "0" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.set(name, child);
