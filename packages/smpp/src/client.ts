@@ -144,7 +144,8 @@ export class SmppClient extends EventEmitter<ClientEvents> {
     clearInterval(this.enquireTimer);
     const connection = this.connection;
     if (connection?.isOpen) {
-      const closed = once(connection.socket, "close");
+      // Not events.once(): it rejects on a socket "error" (ECONNRESET) before "close".
+      const closed = new Promise<void>((resolve) => connection.socket.once("close", () => resolve()));
       if (this.currentState === "bound") {
         await Promise.race([connection.window.whenIdle(), delay(this.options.closeTimeoutMs ?? 5000)]);
         await connection.request("unbind", {}, false).catch(() => undefined);

@@ -1,4 +1,4 @@
-import { EventEmitter, once } from "node:events";
+import { EventEmitter } from "node:events";
 import type net from "node:net";
 import { isKnownCommand, type Pdu, type PduFields } from "./codec";
 import { SmppConnection } from "./connection";
@@ -117,7 +117,9 @@ export class SmppServerSession extends EventEmitter<ServerSessionEvents> {
   /** Unbinds (when bound, waiting up to the response timeout for unbind_resp) and closes. */
   async close(reason = "closed by server"): Promise<void> {
     if (this.currentState === "closed") return;
-    const closed = once(this.connection.socket, "close");
+    // Not events.once(): it rejects when the socket emits "error" (ECONNRESET from a
+    // peer that died) before "close", and nobody awaits it yet: an unhandled rejection.
+    const closed = new Promise<void>((resolve) => this.connection.socket.once("close", () => resolve()));
     if (this.currentState.startsWith("bound")) {
       this.setState("unbound", reason);
       await this.connection.request("unbind", {}, false).catch(() => undefined);
