@@ -18,6 +18,8 @@ const carrierId = () => `car_${++carrierSeq}`;
 beforeAll(async () => {
   world = await createTestWorld();
   pool = new pg.Pool({ connectionString: world.databaseUrl, max: 20 });
+  // world.destroy() (DROP … WITH (FORCE)) may signal a connection pool.end() is still closing.
+  pool.on("error", () => undefined);
   accountId = await insertAccount(pool);
 });
 

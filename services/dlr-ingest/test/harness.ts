@@ -44,6 +44,10 @@ export interface Harness {
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const world = await createTestWorld();
   const pool = new pg.Pool({ connectionString: world.databaseUrl, max: 5 });
+  // pool.end() resolves before PostgreSQL has seen every Terminate, so world.destroy()'s
+  // DROP DATABASE … WITH (FORCE) can still signal a closing connection: without a
+  // listener that 'error' would crash the test process.
+  pool.on("error", () => undefined);
   const carrier = { systemId: `sys${crypto.randomBytes(3).toString("hex")}`, password: "secret12" };
   const simulator = await createCarrierSimulator({
     accounts: { [carrier.systemId]: carrier.password },

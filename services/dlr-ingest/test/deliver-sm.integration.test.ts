@@ -1,0 +1,98 @@
+import pg from "pg";
+import { createLogger } from "@sms/logger";
+import { CommandStatus, EsmClass, formatReceiptText, type DeliverSm } from "@sms/smpp";
+import { createTestWorld, freePort, type TestWorld } from "@sms/testing";
+import { createDeliverSmHandler } from "../src/deliver-sm.handler";
+import { Metrics } from "../src/metrics";
+
+let world: TestWorld;
+let pool: pg.Pool;
+const logger = createLogger("dlr-ingest", "error");
+
+beforeAll(async () => {
+  world = await createTestWorld();
+  pool = new pg.Pool({ connectionString: world.databaseUrl, max: 2 });
+  // world.destroy() (DROP … WITH (FORCE)) may signal a connection pool.end() is still closing.
+  pool.on("error", () => undefined);
+});
+
+afterAll(async () => {
+  await pool.end();
+  await world.destroy();
+});
+
+function deliverSm(fields: Partial<DeliverSm>): DeliverSm {
+  return {
+    command: "deliver_sm",
+    command_status: 0,
+    sequence_number: 1,
+    source_addr: "447700900123",
+    destination_addr: "Acme",
+    esm_class: 0,
+    data_coding: 0,
+    short_message: Buffer.alloc(0),
+    ...fields,
+  } as DeliverSm;
+}
+
+const receiptPdu = (id: string) =>
+  deliverSm({
+    esm_class: EsmClass.DELIVERY_RECEIPT,
+    short_message: Buffer.from(
+      formatReceiptText({ id, submitDate: new Date(), doneDate: new Date(), stat: "DELIVRD" }),
+    ),
+  });
+
+describe("the deliver_sm handler", () => {
+  it("acknowledges an MO message without storing anything", async () => {
+    const metrics = new Metrics();
+    const handle = createDeliverSmHandler({ pool, logger, metrics, isStopping: () => false });
+    await expect(handle("car_x", deliverSm({ short_message: Buffer.from("STOP") }))).resolves.toBe(
+      CommandStatus.ESME_ROK,
+    );
+    const { rows } = await pool.query("SELECT count(*)::int AS n FROM carrier_receipts");
+    expect(rows[0].n).toBe(0);
+    expect(metrics.render()).toContain('dlr_deliver_sm_total{kind="mo",carrier_id="car_x"} 1');
+  });
+
+  it("acknowledges a receipt once it is stored", async () => {
+    const handle = createDeliverSmHandler({ pool, logger, metrics: new Metrics(), isStopping: () => false });
+    await expect(handle("car_x", receiptPdu("abc123"))).resolves.toBe(CommandStatus.ESME_ROK);
+    const { rows } = await pool.query(
+      "SELECT carrier_message_id, state, outcome, raw FROM carrier_receipts WHERE carrier_id = 'car_x'",
+    );
+    expect(rows).toEqual([
+      expect.objectContaining({
+        carrier_message_id: "abc123",
+        state: "delivered",
+        outcome: "unmatched",
+        raw: expect.objectContaining({ stat: "DELIVRD" }),
+      }),
+    ]);
+    // The quoted message text is the customer's: never stored.
+    expect(rows[0].raw).not.toHaveProperty("text");
+  });
+
+  it("throws when the database cannot store the receipt (the SMPP client then answers ESME_RX_T_APPN)", async () => {
+    const dead = new pg.Pool({
+      connectionString: `postgresql://postgres@127.0.0.1:${await freePort()}/none`,
+      connectionTimeoutMillis: 1000,
+    });
+    try {
+      const handle = createDeliverSmHandler({
+        pool: dead,
+        logger,
+        metrics: new Metrics(),
+        isStopping: () => false,
+      });
+      await expect(handle("car_x", receiptPdu("def456"))).rejects.toThrow();
+    } finally {
+      await dead.end();
+    }
+  });
+
+  it("hands receipts back with ESME_RX_T_APPN once shutting down", async () => {
+    const handle = createDeliverSmHandler({ pool, logger, metrics: new Metrics(), isStopping: () => true });
+    await expect(handle("car_x", receiptPdu("ghi789"))).resolves.toBe(CommandStatus.ESME_RX_T_APPN);
+  });
+});

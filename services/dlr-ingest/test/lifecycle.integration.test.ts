@@ -1,0 +1,79 @@
+import { insertCarrier } from "@sms/receipts/test/fixtures";
+import { waitFor } from "@sms/testing";
+import { createLogger } from "@sms/logger";
+import { loadDlrIngestConfig } from "../src/config";
+import { startDlrIngest } from "../src/service";
+import { startHarness, type Harness } from "./harness";
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ CARRIER_REFRESH_MS: "100" });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+const boundAtSimulator = () =>
+  h.simulator.stats().binds.filter((b) => b.systemId === h.carrier.systemId && b.state === "bound_rx").length;
+
+describe("carrier refresh", () => {
+  it("binds to a carrier added to the table, rebinds one that changed, and unbinds one disabled", async () => {
+    expect(boundAtSimulator()).toBe(1);
+    const second = await insertCarrier(h.pool, {
+      port: h.simulator.smppPort,
+      systemId: h.carrier.systemId,
+      password: h.carrier.password,
+    });
+    await waitFor(() => boundAtSimulator() === 2, { what: "a bind to the new carrier" });
+
+    await h.pool.query("UPDATE carriers SET receiver_binds = 3 WHERE id = $1", [second]);
+    await waitFor(() => boundAtSimulator() === 4, { what: "three binds to the changed carrier" });
+    await waitFor(() => h.service.binds.summary().find((s) => s.carrierId === second)?.bound === 3, {
+      what: "dlr-ingest to see its three binds bound",
+    });
+
+    await h.pool.query("UPDATE carriers SET enabled = false WHERE id = $1", [second]);
+    await waitFor(() => boundAtSimulator() === 1, { what: "the disabled carrier's binds closed" });
+    expect(h.service.binds.summary().map((s) => s.carrierId)).toEqual([h.carrier.id]);
+  });
+
+  it("exposes health, readiness and metrics", async () => {
+    expect((await fetch(`${h.baseUrl}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${h.baseUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ready", checks: { postgres: "ok" } });
+    const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    expect(metrics).toContain(`dlr_receiver_binds_bound{carrier_id="${h.carrier.id}"} 1`);
+  });
+});
+
+describe("a second instance", () => {
+  it("serves no receipt endpoint without HTTP_RECEIPT_TOKEN, and unbinds everything on stop", async () => {
+    const config = loadDlrIngestConfig({
+      ...h.world.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      HTTP_RECEIPT_TOKEN: "",
+    });
+    const other = await startDlrIngest(config, createLogger("dlr-ingest", "error"));
+    let stopped = false;
+    try {
+      await waitFor(() => boundAtSimulator() === 2, { what: "the second instance's bind" });
+      const response = await fetch(`http://127.0.0.1:${other.port}/v1/carriers/${h.carrier.id}/receipts`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer anything-at-all-here" },
+        body: JSON.stringify({ message_id: "x", stat: "DELIVRD" }),
+      });
+      expect(response.status).toBe(404);
+      await other.stop();
+      stopped = true;
+      // Unbound politely: the simulator saw the unbind, not a dropped connection that it would have to time out.
+      await waitFor(() => boundAtSimulator() === 1, { what: "the second instance's unbind" });
+      await expect(fetch(`http://127.0.0.1:${other.port}/healthz`)).rejects.toThrow();
+    } finally {
+      if (!stopped) await other.stop();
+    }
+  });
+});
