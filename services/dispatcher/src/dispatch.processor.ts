@@ -4,15 +4,15 @@ import type { RateLimiter } from "@sms/rate-limit";
 import { splitMessage, type SmsPart } from "@sms/sms-encoding";
 import { describeStatus, isOutcomeUnknown, NotBoundError } from "@sms/smpp";
 import type { CarrierPool, CarrierRow } from "./carrier-pool";
+import type { Batcher } from "./batcher";
 import {
-  ensureSegments,
   failMessage,
   loadMessage,
   markNotSent,
   markSent,
-  markSubmitting,
-  recordSubmitted,
   type DispatchMessage,
+  type SubmitRecord,
+  type SubmittingMark,
 } from "./segments.sql";
 import { classifySubmitStatus } from "./submit-outcome";
 import { buildSubmitSm, concatReference } from "./submit-pdu";
@@ -26,6 +26,9 @@ export interface DispatchContext {
   retryLimit: number;
   /** First back-off after a throttled answer, doubled each time. */
   backoffMs: number;
+  /** Group-committed writes (see Batcher). */
+  marks: Batcher<SubmittingMark>;
+  records: Batcher<SubmitRecord>;
 }
 
 /** Thrown to make BullMQ retry the job later (its attempts and backoff apply). */
@@ -53,10 +56,19 @@ export async function dispatchMessage(
   const message = await loadMessage(ctx.pool, messageId);
   if (!message || message.status !== "queued") return "skipped";
   const parts = splitMessage(message.body, { reference: concatReference(message.id) });
-  const segments = await ensureSegments(ctx.pool, message.id, parts.length);
-  const todo = segments.filter((s) => s.status === "pending" || s.status === "submitting");
+  const known = new Map(message.segments.map((s) => [s.seq, s]));
+  const todo = parts
+    .map((_, i) => i + 1)
+    .filter((seq) => {
+      const status = known.get(seq)?.status;
+      return status === undefined || status === "pending" || status === "submitting";
+    });
+  if (message.segments.some((s) => s.status === "failed")) {
+    await failMessage(ctx.pool, message.id, null, "SEGMENT_FAILED", "A segment failed for good.");
+    return "failed";
+  }
   if (todo.length > 0) {
-    const withCarrier = segments.find((s) => s.status === "submitted" || s.status === "delivered");
+    const withCarrier = message.segments.find((s) => s.status === "submitted" || s.status === "delivered");
     // Parts of one message stay on one carrier once any part was accepted (concatenation).
     let candidates = ctx.carriers.candidates(message.to);
     if (withCarrier?.carrierId) candidates = candidates.filter((c) => c.id === withCarrier.carrierId);
@@ -67,15 +79,9 @@ export async function dispatchMessage(
       return "failed";
     }
     await waitForCapacity(ctx.limiter, `mps:${message.accountId}`, message.messagesPerSecond);
-    const result = await submitOnFirstCarrier(
-      ctx,
-      candidates,
-      message,
-      parts,
-      todo.map((s) => s.seq),
-      Boolean(withCarrier),
-    );
-    if (result !== "done") return result;
+    // The last segment's record also moves the message to sent, in the same transaction.
+    const result = await submitOnFirstCarrier(ctx, candidates, message, parts, todo, Boolean(withCarrier));
+    return result === "done" ? "sent" : result;
   }
   await markSent(ctx.pool, message.id);
   return "sent";
@@ -94,7 +100,14 @@ async function submitOnFirstCarrier(
     let acceptedHere = partlyAccepted;
     let moveOn = false;
     for (const seq of seqs) {
-      const outcome = await submitSegment(ctx, carrier, message, parts[seq - 1]!, seq);
+      const outcome = await submitSegment(
+        ctx,
+        carrier,
+        message,
+        parts[seq - 1]!,
+        seq,
+        seq === seqs[seqs.length - 1],
+      );
       if (outcome.kind === "accepted") {
         acceptedHere = true;
         continue;
@@ -134,6 +147,7 @@ async function submitSegment(
   message: DispatchMessage,
   part: SmsPart,
   seq: number,
+  completesMessage: boolean,
 ): Promise<SegmentOutcome> {
   let busyAnswers = 0;
   let temporaryAnswers = 0;
@@ -141,7 +155,7 @@ async function submitSegment(
     const client = ctx.carriers.clientFor(carrier.id);
     if (!client) return { kind: "carrier-down" };
     await waitForCapacity(ctx.limiter, `carrier:${carrier.id}`, carrier.submitsPerSecond);
-    await markSubmitting(ctx.pool, message.id, seq, carrier.id);
+    await ctx.marks.add({ messageId: message.id, seq, carrierId: carrier.id });
     let status: number;
     let carrierMessageId: string | undefined;
     try {
@@ -167,7 +181,13 @@ async function submitSegment(
           errorCode: "SMPP_NO_MESSAGE_ID",
           errorMessage: "The carrier accepted the segment without a message_id.",
         };
-      await recordSubmitted(ctx.pool, message.id, seq, carrier.id, carrierMessageId);
+      await ctx.records.add({
+        messageId: message.id,
+        seq,
+        carrierId: carrier.id,
+        carrierMessageId,
+        completesMessage,
+      });
       return { kind: "accepted" };
     }
     await markNotSent(ctx.pool, message.id, seq);

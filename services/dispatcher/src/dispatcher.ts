@@ -4,9 +4,11 @@ import type { Logger } from "@sms/logger";
 import { openWorker, QUEUES, type DispatchJob, type Job } from "@sms/queues";
 import { createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
+import { Batcher } from "./batcher";
 import { CarrierPool } from "./carrier-pool";
 import type { DispatcherConfig } from "./config";
 import { dispatchMessage, type DispatchContext } from "./dispatch.processor";
+import { markSubmitting, recordSubmitted } from "./segments.sql";
 
 export interface RunningDispatcher {
   port: number;
@@ -40,6 +42,11 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     logger,
     retryLimit: config.SUBMIT_RETRY_LIMIT,
     backoffMs: config.THROTTLE_BACKOFF_MS,
+    marks: new Batcher((marks) => markSubmitting(database.pool, marks), { maxBatch: 500, maxConcurrent: 2 }),
+    records: new Batcher((records) => recordSubmitted(database.pool, records), {
+      maxBatch: 500,
+      maxConcurrent: 2,
+    }),
   };
   const worker = openWorker<DispatchJob>(
     { connection: queueConnection, prefix: config.REDIS_PREFIX },

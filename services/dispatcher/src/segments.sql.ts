@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { applyTransition } from "@sms/message-state";
-import { lockCarrierMessageId, matchPendingReceipts } from "@sms/receipts";
+import { carrierIdForms, matchPendingReceipts } from "@sms/receipts";
 
 export interface DispatchMessage {
   id: string;
@@ -19,16 +19,23 @@ export interface SegmentRow {
   carrierId: string | null;
 }
 
-export async function loadMessage(pool: pg.Pool, id: string): Promise<DispatchMessage | undefined> {
+/** The message, its account's messages/s and its segment rows so far (one read, no write). */
+export async function loadMessage(
+  pool: pg.Pool,
+  id: string,
+): Promise<(DispatchMessage & { segments: SegmentRow[] }) | undefined> {
   const { rows } = await pool.query({
     name: "dispatch-load-message",
-    text: `SELECT m.id, m.account_id, m.to_number, m.sender_id, m.body, m.status, m.segment_count, a.messages_per_second
+    text: `SELECT m.id, m.account_id, m.to_number, m.sender_id, m.body, m.status, m.segment_count, a.messages_per_second,
+                  COALESCE((SELECT json_agg(json_build_object('seq', s.seq, 'status', s.status, 'carrierId', s.carrier_id) ORDER BY s.seq)
+                            FROM message_segments s WHERE s.message_id = m.id), '[]') AS segments
            FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,
     values: [id],
   });
   const row = rows[0];
   if (!row) return undefined;
   return {
+    segments: row.segments as SegmentRow[],
     id: row.id,
     accountId: row.account_id,
     to: row.to_number,
@@ -40,35 +47,24 @@ export async function loadMessage(pool: pg.Pool, id: string): Promise<DispatchMe
   };
 }
 
-/** Creates the segment rows on first dispatch and returns all of them (one round trip). */
-export async function ensureSegments(pool: pg.Pool, messageId: string, count: number): Promise<SegmentRow[]> {
-  const { rows } = await pool.query({
-    name: "dispatch-ensure-segments",
-    // The outer SELECT cannot see rows the CTE inserts (one snapshot), hence the union.
-    text: `WITH inserted AS (
-             INSERT INTO message_segments (message_id, seq) SELECT $1, g FROM generate_series(1, $2::int) AS g
-             ON CONFLICT DO NOTHING RETURNING seq, status, carrier_id)
-           SELECT seq, status, carrier_id FROM inserted
-           UNION ALL
-           SELECT seq, status, carrier_id FROM message_segments WHERE message_id = $1 AND seq NOT IN (SELECT seq FROM inserted)
-           ORDER BY seq`,
-    values: [messageId, count],
-  });
-  return rows.map((row) => ({ seq: row.seq, status: row.status, carrierId: row.carrier_id }));
+export interface SubmittingMark {
+  messageId: string;
+  seq: number;
+  carrierId: string;
 }
 
-/** Marks a segment as on the wire: after a crash, 'submitting' means "outcome unknown". */
-export async function markSubmitting(
-  pool: pg.Pool,
-  messageId: string,
-  seq: number,
-  carrierId: string,
-): Promise<void> {
+/**
+ * Marks segments as on the wire, creating their rows on first dispatch: after a crash,
+ * 'submitting' means "outcome unknown". Batched: one statement for many segments.
+ */
+export async function markSubmitting(pool: pg.Pool, marks: SubmittingMark[]): Promise<void> {
   await pool.query({
     name: "dispatch-mark-submitting",
-    text: `UPDATE message_segments SET status = 'submitting', attempts = attempts + 1, carrier_id = $3
-           WHERE message_id = $1 AND seq = $2 AND status IN ('pending', 'submitting')`,
-    values: [messageId, seq, carrierId],
+    text: `INSERT INTO message_segments (message_id, seq, status, attempts, carrier_id)
+           SELECT message_id, seq, 'submitting', 1, carrier_id FROM unnest($1::text[], $2::int[], $3::text[]) AS t(message_id, seq, carrier_id)
+           ON CONFLICT (message_id, seq) DO UPDATE SET status = 'submitting', attempts = message_segments.attempts + 1, carrier_id = EXCLUDED.carrier_id
+           WHERE message_segments.status IN ('pending', 'submitting')`,
+    values: [marks.map((m) => m.messageId), marks.map((m) => m.seq), marks.map((m) => m.carrierId)],
   });
 }
 
@@ -80,26 +76,68 @@ export async function markNotSent(pool: pg.Pool, messageId: string, seq: number)
   );
 }
 
+export interface SubmitRecord {
+  messageId: string;
+  seq: number;
+  carrierId: string;
+  carrierMessageId: string;
+  /** The message's last outstanding segment: move it queued → sent in the same transaction. */
+  completesMessage: boolean;
+}
+
 /**
- * Records the carrier's id for a segment and applies any receipt that arrived before
- * this response, under the same advisory lock dlr-ingest takes for that id.
+ * Records carrier ids for many segments in one transaction, under the advisory lock
+ * dlr-ingest takes per id (sorted: two lockers never deadlock), then applies receipts
+ * that beat their submit response and moves completed messages to sent.
  */
-export async function recordSubmitted(
-  pool: pg.Pool,
-  messageId: string,
-  seq: number,
-  carrierId: string,
-  carrierMessageId: string,
-): Promise<void> {
+export async function recordSubmitted(pool: pg.Pool, records: SubmitRecord[]): Promise<void> {
+  const keys = [...new Set(records.map((r) => `${r.carrierId}:${r.carrierMessageId}`))].sort();
   await inTransaction(pool, async (client) => {
-    await lockCarrierMessageId(client, carrierId, carrierMessageId);
+    await client.query({
+      name: "dispatch-lock-ids",
+      // The same key as @sms/receipts' lockCarrierMessageId: carrier || ':' || id.
+      text: "SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n",
+      values: [keys],
+    });
     await client.query({
       name: "dispatch-record-submitted",
-      text: `UPDATE message_segments SET status = 'submitted', carrier_id = $3, carrier_message_id = $4, submitted_at = now()
-             WHERE message_id = $1 AND seq = $2 AND status IN ('pending', 'submitting')`,
-      values: [messageId, seq, carrierId, carrierMessageId],
+      text: `UPDATE message_segments AS s SET status = 'submitted', carrier_id = t.carrier_id, carrier_message_id = t.carrier_message_id, submitted_at = now()
+             FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS t(message_id, seq, carrier_id, carrier_message_id)
+             WHERE s.message_id = t.message_id AND s.seq = t.seq AND s.status IN ('pending', 'submitting')`,
+      values: [
+        records.map((r) => r.messageId),
+        records.map((r) => r.seq),
+        records.map((r) => r.carrierId),
+        records.map((r) => r.carrierMessageId),
+      ],
     });
-    await matchPendingReceipts(client, { carrierId, carrierMessageId });
+    // Every form of each id (carriers print them in hex or decimal) in one look-up.
+    const forms = records.flatMap((r) =>
+      carrierIdForms(r.carrierMessageId).map((form) => ({ record: r, form })),
+    );
+    const { rows } = await client.query<{ carrier_id: string; carrier_message_id: string }>({
+      name: "dispatch-any-unmatched",
+      text: `SELECT DISTINCT carrier_id, carrier_message_id FROM carrier_receipts
+             WHERE outcome = 'unmatched' AND (carrier_id, carrier_message_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      values: [forms.map((f) => f.record.carrierId), forms.map((f) => f.form)],
+    });
+    // Rare: a receipt beat its submit response. matchPendingReceipts looks every form up again.
+    const pending = new Set(rows.map((row) => `${row.carrier_id}\u0000${row.carrier_message_id}`));
+    for (const record of records) {
+      if (
+        carrierIdForms(record.carrierMessageId).some((form) =>
+          pending.has(`${record.carrierId}\u0000${form}`),
+        )
+      )
+        await matchPendingReceipts(client, {
+          carrierId: record.carrierId,
+          carrierMessageId: record.carrierMessageId,
+        });
+    }
+    const at = new Date();
+    for (const record of records)
+      if (record.completesMessage)
+        await applyTransition(client, { messageId: record.messageId, to: "sent", at });
   });
 }
 
