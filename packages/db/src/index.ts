@@ -15,6 +15,7 @@ export interface Database {
 /**
  * Builds the one Prisma client of a process (and its pg pool).
  * @param options.poolSize connections; @defaultValue 10
+ * @param options.connectTimeoutMs wait for a free connection; @defaultValue 2000
  */
 export function createDatabase(
   url: string,
@@ -24,8 +25,9 @@ export function createDatabase(
     connectionString: url,
     max: options.poolSize ?? 10,
     application_name: options.applicationName,
-    // Fail fast when PostgreSQL is down so requests get 503 instead of hanging.
-    connectionTimeoutMillis: 2000,
+    // How long a query waits for a free connection (or a new one). The gateway keeps it
+    // short so a request gets 503 instead of hanging; workers wait longer, as backpressure.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 2000,
     idleTimeoutMillis: 30000,
   });
   // An idle client whose server went away emits 'error' on the pool; without a

@@ -26,6 +26,10 @@ export function openQueue<T>(
     // Producers sit on request paths: fail fast instead of waiting for a connection.
     skipWaitingForReady: true,
   });
+  // Without a listener BullMQ prints raw stack traces on every reconnect while Redis is
+  // down; the failed calls themselves reach their callers.
+  queue.on("error", () => undefined);
+  return queue;
 }
 
 /**

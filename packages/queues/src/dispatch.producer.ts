@@ -12,7 +12,9 @@ export interface DispatchProducer {
 export function createDispatchProducer(context: QueueContext): DispatchProducer {
   const queue = openQueue<DispatchJob>(context, QUEUES.smsDispatch, {
     removeOnComplete: { age: 3600, count: 10000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
+    // A job that used up its attempts must not keep its id: the scheduler's reconciler
+    // re-adds queued messages by id, and BullMQ ignores an add whose id still exists.
+    removeOnFail: true,
     attempts: 10,
     backoff: { type: "exponential", delay: 1000 },
   });
