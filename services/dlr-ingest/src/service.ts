@@ -75,12 +75,13 @@ export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): P
       });
       if (swept.applied + swept.ignored > 0)
         logger.info("unmatched receipts settled by the sweep", { ...swept });
-      metrics.increment(
-        "dlr_sweep_settled_total",
-        "Unmatched receipts the sweep settled",
-        { outcome: "applied" },
-        swept.applied,
-      );
+      for (const outcome of ["applied", "ignored"] as const)
+        metrics.increment(
+          "dlr_sweep_settled_total",
+          "Unmatched receipts the sweep settled",
+          { outcome },
+          swept[outcome],
+        );
     },
     config.SWEEP_INTERVAL_MS,
     logLoopError("unmatched receipt sweep"),

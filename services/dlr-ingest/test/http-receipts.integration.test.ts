@@ -53,7 +53,13 @@ describe("POST /v1/carriers/{carrierId}/receipts", () => {
     const { rows } = await h.pool.query("SELECT raw FROM carrier_receipts WHERE carrier_message_id = $1", [
       carrierMessageId,
     ]);
-    expect(rows[0].raw).toMatchObject({ source: "http", body: { stat: "DELIVRD" } });
+    expect(rows[0].raw).toEqual({
+      source: "http",
+      message_id: carrierMessageId,
+      stat: "DELIVRD",
+      err: "000",
+      done_date: "2611212310",
+    });
   });
 
   it("applies a receipt posted as the SMPP receipt text", async () => {

@@ -1,4 +1,5 @@
-import { insertCarrier } from "@sms/receipts/test/fixtures";
+import { applyReceipt } from "@sms/receipts";
+import { insertCarrier, insertMessage, insertSegment } from "@sms/receipts/test/fixtures";
 import { waitFor } from "@sms/testing";
 import { createLogger } from "@sms/logger";
 import { loadDlrIngestConfig } from "../src/config";
@@ -8,7 +9,7 @@ import { startHarness, type Harness } from "./harness";
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({ CARRIER_REFRESH_MS: "100" });
+  h = await startHarness({ CARRIER_REFRESH_MS: "100", SWEEP_INTERVAL_MS: "100", SWEEP_MIN_AGE_MS: "0" });
 });
 
 afterAll(async () => {
@@ -46,6 +47,24 @@ describe("carrier refresh", () => {
     expect(await ready.json()).toMatchObject({ status: "ready", checks: { postgres: "ok" } });
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
     expect(metrics).toContain(`dlr_receiver_binds_bound{carrier_id="${h.carrier.id}"} 1`);
+  });
+});
+
+describe("the sweep", () => {
+  it("applies an unmatched receipt whose segment got its id without matchPendingReceipts", async () => {
+    const messageId = await insertMessage(h.pool, { accountId: h.accountId });
+    await insertSegment(h.pool, { messageId, seq: 1, carrierId: h.carrier.id });
+    const early = await applyReceipt(h.pool, {
+      carrierId: h.carrier.id,
+      carrierMessageId: "swept-1",
+      state: "delivered",
+    });
+    expect(early.outcome).toBe("unmatched");
+    await h.pool.query(
+      "UPDATE message_segments SET status = 'submitted', carrier_message_id = 'swept-1' WHERE message_id = $1",
+      [messageId],
+    );
+    await h.waitForStatus(messageId, "delivered");
   });
 });
 

@@ -21,6 +21,8 @@ export interface HttpReceipt {
   state: ReceiptState;
   errorCode: string | undefined;
   doneAt: Date | undefined;
+  /** What carrier_receipts.raw keeps: the receipt's fields, never the quoted message text or unknown fields. */
+  raw: Record<string, unknown>;
 }
 
 /** Reads `{message_id, stat, err?, done_date?}` or `{text}`; throws VALIDATION_ERROR naming the field. */
@@ -37,6 +39,13 @@ export function readReceiptBody(body: unknown): HttpReceipt {
     state: stateFromStat(json.stat),
     errorCode: json.err === undefined ? undefined : String(json.err),
     doneAt: readDoneDate(json.done_date),
+    raw: {
+      source: "http",
+      message_id: json.message_id,
+      stat: json.stat,
+      err: json.err,
+      done_date: json.done_date,
+    },
   };
 }
 
@@ -56,6 +65,16 @@ function fromText(text: string): HttpReceipt {
     state: stateFromStat(fields.stat),
     errorCode: fields.err || undefined,
     doneAt: readDoneDate(fields["done date"], "text"),
+    raw: {
+      source: "http",
+      id,
+      stat: fields.stat,
+      err: fields.err,
+      sub: fields.sub,
+      dlvrd: fields.dlvrd,
+      submit_date: fields["submit date"],
+      done_date: fields["done date"],
+    },
   };
 }
 

@@ -29,11 +29,7 @@ export function receiptRoutes(deps: { pool: pg.Pool; token: string; metrics: Met
       const carrierId = String(req.params.carrierId);
       if (!(await carrierExists(deps.pool, carrierId)))
         throw new ApiError("NOT_FOUND", "No carrier has this id.");
-      const result = await applyReceipt(deps.pool, {
-        carrierId,
-        ...receipt,
-        raw: { source: "http", body: req.body },
-      });
+      const result = await applyReceipt(deps.pool, { carrierId, ...receipt });
       deps.metrics.increment("dlr_receipts_total", "Receipts stored, by source and outcome", {
         source: "http",
         outcome: result.outcome,
