@@ -16,10 +16,11 @@ export interface Database {
  * Builds the one Prisma client of a process (and its pg pool).
  * @param options.poolSize connections; @defaultValue 10
  * @param options.connectTimeoutMs wait for a free connection; @defaultValue 2000
+ * @param options.connectTimeoutMs wait for a free connection; @defaultValue 2000
  */
 export function createDatabase(
   url: string,
-  options: { poolSize?: number; applicationName?: string } = {},
+  options: { poolSize?: number; applicationName?: string; connectTimeoutMs?: number } = {},
 ): Database {
   const pool = new pg.Pool({
     connectionString: url,

@@ -19,7 +19,7 @@ export function openQueue<T>(
   name: QueueName,
   defaultJobOptions: JobsOptions = {},
 ): Queue<T> {
-  return new Queue<T>(name, {
+  const queue = new Queue<T>(name, {
     connection: context.connection,
     prefix: queuePrefix(context.prefix, name),
     defaultJobOptions,

@@ -22,6 +22,8 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   const database = createDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: "dispatcher",
+    // Jobs waiting for a connection is backpressure, not an outage.
+    connectTimeoutMs: 30_000,
   });
   const redis = createRedis(config.REDIS_URL, "command");
   const queueConnection = createRedis(config.REDIS_URL, "queue");
