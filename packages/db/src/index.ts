@@ -47,3 +47,4 @@ export function createDatabase(
     },
   };
 }
+export { Batcher } from "./batcher";

@@ -1,4 +1,10 @@
-export { applyReceipt, type ReceiptInput, type ReceiptOutcome, type ReceiptResult } from "./apply-receipt";
+export {
+  applyReceipt,
+  applyReceipts,
+  type ReceiptInput,
+  type ReceiptOutcome,
+  type ReceiptResult,
+} from "./apply-receipt";
 export {
   matchPendingReceipts,
   sweepUnmatched,

@@ -4,7 +4,7 @@ import type { RateLimiter } from "@sms/rate-limit";
 import { splitMessage, type SmsPart } from "@sms/sms-encoding";
 import { describeStatus, isOutcomeUnknown, NotBoundError } from "@sms/smpp";
 import type { CarrierPool, CarrierRow } from "./carrier-pool";
-import type { Batcher } from "./batcher";
+import type { Batcher } from "@sms/db";
 import {
   failMessage,
   loadMessage,

@@ -4,7 +4,7 @@ import type { Logger } from "@sms/logger";
 import { openWorker, QUEUES, type DispatchJob, type Job } from "@sms/queues";
 import { createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
-import { Batcher } from "./batcher";
+import { Batcher } from "@sms/db";
 import { CarrierPool } from "./carrier-pool";
 import type { DispatcherConfig } from "./config";
 import { dispatchMessage, type DispatchContext } from "./dispatch.processor";

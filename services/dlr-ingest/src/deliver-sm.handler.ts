@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
-import { applyReceipt } from "@sms/receipts";
+import { Batcher } from "@sms/db";
+import { applyReceipts, type ReceiptInput, type ReceiptResult } from "@sms/receipts";
 import { CommandStatus, EsmClass, parseReceipt, parseReceiptDate, type DeliverSm } from "@sms/smpp";
 import type { DeliverSmHandler } from "./carrier-binds";
 import type { Metrics } from "./metrics";
@@ -22,6 +23,13 @@ export interface DeliverSmDeps {
  */
 export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
   const { pool, logger, metrics } = deps;
+  // Group commit: receipts arriving together (a carrier's deliver_sm window) share one
+  // transaction. One autocommit per receipt exhausted the pool under load and the
+  // carrier's redeliveries made it worse.
+  const batch = new Batcher<ReceiptInput, ReceiptResult>((inputs) => applyReceipts(pool, inputs), {
+    maxBatch: 200,
+    maxConcurrent: 2,
+  });
   const count = (kind: string, carrierId: string) =>
     metrics.increment("dlr_deliver_sm_total", "deliver_sm received, by what they were", {
       kind,
@@ -45,7 +53,7 @@ export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
     }
     count("receipt", carrierId);
     try {
-      const result = await applyReceipt(pool, {
+      const result = await batch.add({
         carrierId,
         carrierMessageId: receipt.messageId,
         state: receipt.state,

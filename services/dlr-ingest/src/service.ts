@@ -27,6 +27,8 @@ export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): P
   const database = createDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: "dlr-ingest",
+    // Receipts waiting for a connection is backpressure (the carrier's window), not an outage.
+    connectTimeoutMs: 30_000,
   });
   const { pool } = database;
   let stopping = false;

@@ -1,18 +1,19 @@
 /**
  * Group commit for worker writes: items added while a flush runs are written together
- * by the next one, so 200 concurrent jobs cost a few transactions (and WAL flushes) per
- * tick instead of one each. Each add() resolves or rejects with its flush.
+ * by the next one, so hundreds of concurrent jobs cost a few transactions (and WAL
+ * flushes) per tick instead of one each. `flushItems` returns one result per item, in
+ * order; each add() resolves with its own, or rejects with its flush's error.
  */
-export class Batcher<T> {
-  private queue: Array<{ item: T; resolve: () => void; reject: (error: unknown) => void }> = [];
+export class Batcher<T, R = void> {
+  private queue: Array<{ item: T; resolve: (result: R) => void; reject: (error: unknown) => void }> = [];
   private inFlight = 0;
 
   constructor(
-    private readonly flushItems: (items: T[]) => Promise<void>,
+    private readonly flushItems: (items: T[]) => Promise<R[] | void>,
     private readonly options: { maxBatch: number; maxConcurrent: number },
   ) {}
 
-  add(item: T): Promise<void> {
+  add(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       this.schedule();
@@ -25,7 +26,7 @@ export class Batcher<T> {
       this.inFlight++;
       this.flushItems(taken.map((entry) => entry.item))
         .then(
-          () => taken.forEach((entry) => entry.resolve()),
+          (results) => taken.forEach((entry, i) => entry.resolve((results ? results[i] : undefined) as R)),
           (error: unknown) => taken.forEach((entry) => entry.reject(error)),
         )
         .finally(() => {
