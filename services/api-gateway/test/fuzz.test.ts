@@ -215,12 +215,18 @@ function jsonTextRequest(
 // ---------- broken-by-construction mutations of a valid body ----------
 
 const wrongType = jsonish.filter((value) => typeof value !== "string");
+/** Well-formed and short: passes the schema, so the checks behind it get exercised. */
+const plainString = (maxLength: number) => fc.string({ unit: "grapheme", minLength: 1, maxLength });
 /** A `to` string that is no phone number: fewer than 5 digits of any script. */
 const notAPhone = fc
-  .oneof(anyString, fc.constantFrom("", "+", "+1", "14155550100x", "+1 415", "tel:+1415"))
+  .oneof(anyString, plainString(32), fc.constantFrom("", "+", "+1", "14155550100x", "+1 415", "tel:+1415"))
   .filter((s) => (s.match(/\p{Nd}/gu) ?? []).length < 5);
 const notOurSender = fc
-  .oneof(anyString, fc.constantFrom("", "acme", "ACME ", " ACME", "ACME\u0000", "ＡＣＭＥ", "A".repeat(17)))
+  .oneof(
+    anyString,
+    plainString(16),
+    fc.constantFrom("", "acme", "ACME ", " ACME", "ACME\u0000", "ＡＣＭＥ", "A".repeat(17)),
+  )
   .filter((s) => s !== SENDER);
 const tooLongText = fc.oneof(
   fc.integer({ min: 1531, max: 20_000 }).map((n) => "a".repeat(n)), // MESSAGE_TOO_LONG: > 10 GSM-7 segments

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -101,12 +101,26 @@ class PrivatePostgres {
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /** For process exit: synchronous, best effort. */
+  stopNow(): void {
+    if (!fs.existsSync(path.join(this.data, "postmaster.pid"))) return;
+    const [file, argv] = this.command("pg_ctl", ["-D", this.data, "-m", "immediate", "-w", "stop"]);
+    try {
+      execFileSync(file, argv, { stdio: "ignore", timeout: 30_000 });
+    } catch {
+      /* already stopped */
+    }
+  }
+
   private as(tool: string, args: string[]) {
-    const binary = path.join(this.bin, tool);
-    const [file, argv] =
-      process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", binary, ...args]] : [binary, args];
+    const [file, argv] = this.command(tool, args);
     // -l sends the server's output to its log, so pg_ctl's pipes close when pg_ctl exits.
     return run(file, argv, { cwd: this.dir, timeout: 90_000 });
+  }
+
+  private command(tool: string, args: string[]): [string, string[]] {
+    const binary = path.join(this.bin, tool);
+    return process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", binary, ...args]] : [binary, args];
   }
 }
 
@@ -162,10 +176,14 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
   let gw: TestGateway | undefined;
   let cachedGw: TestGateway | undefined;
   let account: TestAccount;
-  const killRedisOnExit = () => redis?.killNow();
+  // If the test process dies without afterAll, the servers still go.
+  const stopServersOnExit = () => {
+    redis?.killNow();
+    postgres?.stopNow();
+  };
 
   beforeAll(async () => {
-    process.once("exit", killRedisOnExit);
+    process.once("exit", stopServersOnExit);
     redis = new PrivateRedis(await freePort());
     await redis.start();
     postgres = await PrivatePostgres.create();
@@ -182,12 +200,15 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
       env: { DATABASE_URL: postgres.url(), REDIS_URL: redis.url, REDIS_PREFIX: "outage", LOG_LEVEL: "error" },
       destroy: async () => undefined,
     };
-    // A quick relay, so a hand-off that failed is retried within the test's deadlines.
-    const env = { OUTBOX_RELAY_INTERVAL_MS: "200", OUTBOX_STALE_AFTER_MS: "1000" };
-    gw = await startTestGateway(env, world);
+    // The dispatch-outbox relay keeps its default interval: each run holds a pooled PostgreSQL client
+    // for a moment, and a client checked out when PostgreSQL dies crashes the process (see the report).
+    gw = await startTestGateway({}, world);
     // A second gateway that caches API keys, so a PostgreSQL outage is also met past authentication.
-    cachedGw = await startTestGateway({ ...env, AUTH_CACHE_SECONDS: "300" }, world);
+    cachedGw = await startTestGateway({ AUTH_CACHE_SECONDS: "300" }, world);
     account = await gw.createAccount({ credits: 1000 });
+    // Warm both gateways up (the first Prisma query can take seconds on a busy machine), so that
+    // the timings measured below are the outages', and so that setup works at all.
+    for (const gateway of [gw, cachedGw]) expect((await send(gateway)).status).toBe(202);
   }, 180_000);
 
   // Each test starts with both servers up and both gateways ready, even after a failed test.
@@ -205,7 +226,7 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
     for (const gateway of [gw, cachedGw]) await gateway?.stop().catch(() => undefined);
     await redis?.stop();
     await postgres?.destroy();
-    process.removeListener("exit", killRedisOnExit);
+    process.removeListener("exit", stopServersOnExit);
   }, 90_000);
 
   const send = (gateway: TestGateway) =>
@@ -236,7 +257,7 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
     expect(elapsedMs).toBeLessThan(4000);
   }
 
-  it.skip("answers 503 within seconds while Redis is down, accepts nothing, and recovers by itself when Redis returns", async () => {
+  it("answers 503 within seconds while Redis is down, accepts nothing, and recovers by itself when Redis returns", async () => {
     const before = await countMessages();
 
     await redis!.stop();
@@ -256,7 +277,7 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
   // KNOWN BUG: while ioredis waits between reconnect attempts (up to 3 s, packages/redis), a command
   // fails with "Command timed out" after 1.5 s, which isDependencyOutage (packages/errors) does not
   // recognize: the request gets 500 INTERNAL. Fails today (it.failing); make it `it` once fixed.
-  it.skip("keeps answering 503, never 500, through a Redis outage of several seconds", async () => {
+  it.failing("keeps answering 503, never 500, through a Redis outage of several seconds", async () => {
     await redis!.stop();
     const statuses: number[] = [];
     const until = Date.now() + 8000; // an observation window, long enough to span several reconnect attempts
@@ -268,7 +289,7 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
     expect(statuses.filter((status) => status !== 503)).toEqual([]);
   });
 
-  it.skip("answers 503 (not 401 or 500) while PostgreSQL is down, with or without cached keys, and recovers by itself", async () => {
+  it("answers 503 (not 401 or 500) while PostgreSQL is down, with or without cached keys, and recovers by itself", async () => {
     // Warm the second gateway's key cache, so its requests get past authentication to the acceptance.
     expect((await cachedGw!.request("GET", "/v1/account", { key: account.key })).status).toBe(200);
     const before = await countMessages();
@@ -300,17 +321,15 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
       await locker.query("BEGIN");
       await locker.query("SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE", [account.accountId]);
       const pending = send(gw!);
-      void pending.then((r) => console.log("PENDING DONE", r.status, JSON.stringify(r.body)));
-      setTimeout(async () => console.log("ACT", JSON.stringify((await locker.query("SELECT application_name, state, wait_event_type, wait_event, left(query, 120) q FROM pg_stat_activity WHERE datname = 'sms'")).rows)), 1500);
+      // Blocked by our session: pg_stat_activity's query text is unreliable for prepared statements.
       await waitFor(
         async () => {
           const { rows } = await locker.query<{ waiting: number }>(
-            `SELECT count(*)::int AS waiting FROM pg_stat_activity
-             WHERE application_name = 'api-gateway' AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
+            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))",
           );
           return rows[0]!.waiting > 0;
         },
-        { timeoutMs: 10_000, what: "the acceptance waiting for the balance row" },
+        { timeoutMs: 20_000, what: "the acceptance waiting for the balance row" },
       );
       await redis!.stop();
       await locker.query("COMMIT");
