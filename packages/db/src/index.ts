@@ -34,6 +34,9 @@ export function createDatabase(
   // An idle client whose server went away emits 'error' on the pool; without a
   // listener that would crash the process. The next checkout reconnects.
   pool.on("error", () => undefined);
+  // A checked-out client has no pool listener: when PostgreSQL drops its connection mid-query
+  // the client emits 'error', which would crash the process. The query itself rejects.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   let closed = false;
   return {

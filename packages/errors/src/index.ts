@@ -81,7 +81,7 @@ export function isDependencyOutage(error: unknown): boolean {
     )
   )
     return true;
-  return /Connection is closed|ECONNREFUSED|MaxRetriesPerRequestError|Stream isn't writeable|enableOfflineQueue|Connection terminated|timeout exceeded when trying to connect|DatabaseNotReachable|Can't reach database/i.test(
+  return /Connection is closed|Command timed out|ECONNREFUSED|MaxRetriesPerRequestError|Stream isn't writeable|enableOfflineQueue|Connection terminated|timeout exceeded when trying to connect|DatabaseNotReachable|Can't reach database/i.test(
     text,
   );
 }

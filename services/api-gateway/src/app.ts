@@ -9,7 +9,7 @@ import { healthRoutes, type ReadinessCheck } from "@sms/health";
 import { authenticate, authOf } from "./http/auth";
 import { errorHandler, notFound } from "./http/errors";
 import { idempotency } from "./http/idempotency";
-import { jsonBody } from "./http/json-body";
+import { jsonBody, raiseBodyError } from "./http/json-body";
 import { assignRequestId } from "./http/request-id";
 import { buildOpenApiDocument } from "./openapi";
 import { accountRoutes } from "./routes/account.route";
@@ -63,6 +63,7 @@ export function buildApp(deps: GatewayDeps): express.Express {
       messagesUsed: (res) => (res.locals.idempotentReplay ? 0 : Number(res.locals.messagesAccepted ?? 0)),
     }),
   );
+  app.use(raiseBodyError);
   app.use(idempotency(deps.prisma, deps.config.IDEMPOTENCY_TTL_HOURS));
   app.use(sendRoutes(deps.acceptor));
   app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));

@@ -711,9 +711,8 @@ describe("fuzzed POSTs against a real gateway", () => {
     });
   });
 
-  // Found by this fuzzer. Each test states the documented behaviour and fails today, so
-  // `it.failing` passes; when the bug is fixed Jest reports it: turn it into `it`.
-  describe("known bugs", () => {
+  // Bugs this fuzzer found (all fixed): each test states the documented behaviour.
+  describe("regressions found by fuzzing", () => {
     async function expectA4xxWithNothingPersisted(path: string, request: WireRequest) {
       const before = await persisted();
       const response = await post(path, request);
@@ -722,54 +721,50 @@ describe("fuzzed POSTs against a real gateway", () => {
       expect(await persisted()).toEqual(before);
     }
 
-    it.failing(
-      "answers a malformed percent-encoding in the path (/v1/sms/%E0%A4%A/cancel) with 400, not 500 INTERNAL",
-      async () => {
-        await expectA4xxWithNothingPersisted("/v1/sms/%E0%A4%A/cancel", {
-          kind: "bad escape",
-          body: "{}",
-          contentType: "application/json",
-        });
-      },
-    );
+    it("answers a malformed percent-encoding in the path (/v1/sms/%E0%A4%A/cancel) with 400, not 500 INTERNAL", async () => {
+      await expectA4xxWithNothingPersisted("/v1/sms/%E0%A4%A/cancel", {
+        kind: "bad escape",
+        body: "{}",
+        contentType: "application/json",
+      });
+    });
 
-    it.failing(
-      "answers a body that is not the gzip its Content-Encoding claims with 400, not 500 INTERNAL",
-      async () => {
-        const response = await fetch(`${gw.url}/v1/sms/send`, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${account.key}`,
-            "content-type": "application/json",
-            "content-encoding": "gzip",
-          },
-          body: validText,
-        });
-        expect(response.status).toBe(400);
-      },
-    );
+    it("answers a body that is not the gzip its Content-Encoding claims with 400, not 500 INTERNAL", async () => {
+      const response = await fetch(`${gw.url}/v1/sms/send`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${account.key}`,
+          "content-type": "application/json",
+          "content-encoding": "gzip",
+        },
+        body: validText,
+      });
+      expect(response.status).toBe(400);
+    });
 
-    it.failing(
-      "replays the first 4xx for a repeated Idempotency-Key even when that response echoes a NUL from an unknown field's name (today: 409 'in progress' for 24 h)",
-      async () => {
-        const request: WireRequest = {
-          kind: "NUL in a key",
-          body: JSON.stringify({ ...VALID_SEND, "a\u0000b": 1 }),
-          contentType: "application/json",
-          idempotencyKey: "nul-echo",
-        };
-        expectError(await post("/v1/sms/send", request), 400, "VALIDATION_ERROR");
-        // The response is stored after it is sent: wait for it (today the write fails and this times out).
-        const where = { accountId_key: { accountId: account.accountId, key: "nul-echo" } };
-        await waitFor(
-          async () => (await gw.db.prisma.idempotencyRecord.findUnique({ where }))?.responseStatus === 400,
-          { timeoutMs: 3000, what: "the stored 400" },
-        );
-        expectError(await post("/v1/sms/send", request), 400, "VALIDATION_ERROR");
-      },
-    );
+    it("replays the first 4xx for a repeated Idempotency-Key even when that response echoes a NUL from an unknown field's name", async () => {
+      const request: WireRequest = {
+        kind: "NUL in a key",
+        body: JSON.stringify({ ...VALID_SEND, "a\u0000b": 1 }),
+        contentType: "application/json",
+        idempotencyKey: "nul-echo",
+      };
+      const first = await post("/v1/sms/send", request);
+      expectError(first, 400, "VALIDATION_ERROR");
+      // The response is stored after it is sent: wait for it.
+      const where = { accountId_key: { accountId: account.accountId, key: "nul-echo" } };
+      await waitFor(
+        async () => (await gw.db.prisma.idempotencyRecord.findUnique({ where }))?.responseStatus === 400,
+        { timeoutMs: 3000, what: "the stored 400" },
+      );
+      // A replay is the first response as it was (its request_id included); X-Request-Id names this request.
+      const replay = await post("/v1/sms/send", request);
+      expect(replay.status).toBe(400);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.body).toEqual(first.body);
+    });
 
-    it.failing("says a field of the wrong type has the wrong type, not that it is missing", async () => {
+    it("says a field of the wrong type has the wrong type, not that it is missing", async () => {
       const error = expectError(
         await post("/v1/sms/send", {
           kind: "to: 5",

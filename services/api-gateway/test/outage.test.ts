@@ -274,10 +274,9 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
     expect(await countMessages()).toBe(before + 3);
   });
 
-  // KNOWN BUG: while ioredis waits between reconnect attempts (up to 3 s, packages/redis), a command
-  // fails with "Command timed out" after 1.5 s, which isDependencyOutage (packages/errors) does not
-  // recognize: the request gets 500 INTERNAL. Fails today (it.failing); make it `it` once fixed.
-  it.failing("keeps answering 503, never 500, through a Redis outage of several seconds", async () => {
+  // Regression: while ioredis waits between reconnect attempts (up to 3 s, packages/redis), a
+  // command fails with "Command timed out" after 1.5 s; that too must answer 503, never 500.
+  it("keeps answering 503, never 500, through a Redis outage of several seconds", async () => {
     await redis!.stop();
     const statuses: number[] = [];
     const until = Date.now() + 8000; // an observation window, long enough to span several reconnect attempts

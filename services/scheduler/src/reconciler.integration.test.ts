@@ -51,7 +51,7 @@ describe("reconciler (real PostgreSQL, Redis and BullMQ)", () => {
     const scheduler = await h.start({ RECONCILE_STALE_AFTER_MS: "600000" });
     await waitFor(() => h.jobCount(id!) === 1, { what: "the relayed job" });
     await waitFor(async () => (await h.db.pool.query("SELECT 1 FROM dispatch_outbox")).rowCount === 0);
-    expect(scheduler.metrics.outboxRelayed).toBe(1);
+    await waitFor(() => scheduler.metrics.outboxRelayed === 1, { what: "the relay counted in the metrics" });
   });
 
   it("pages through a backlog of stale messages in bounded ticks", async () => {

@@ -31,6 +31,24 @@ function toApiError(error: unknown): ApiError {
     return new ApiError("UNSUPPORTED_MEDIA_TYPE", "The body must be UTF-8 JSON.");
   if (bodyParserType === "request.aborted")
     return new ApiError("VALIDATION_ERROR", "The request body was cut off.");
+  // Express and its body parser mark client errors with a 4xx status (bad percent-encoding
+  // in a path, a body that is not the gzip it claims, …): a client error, never a 500.
+  const status =
+    (error as { status?: unknown; statusCode?: unknown } | null)?.status ??
+    (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    if (status === 413)
+      return new ApiError(
+        "PAYLOAD_TOO_LARGE",
+        "The request body is larger than 1 MiB; split a bulk request into several.",
+      );
+    if (status === 415)
+      return new ApiError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        "Send the body as UTF-8 JSON with the header Content-Type: application/json.",
+      );
+    return new ApiError("VALIDATION_ERROR", "The request is malformed (its URL, headers or body encoding).");
+  }
   if (isDependencyOutage(error))
     return new ApiError(
       "SERVICE_UNAVAILABLE",

@@ -123,7 +123,9 @@ function storeOnFinish(prisma: PrismaClient, res: Response, accountId: string, k
             where,
             data: { responseStatus: res.statusCode, responseBody: (body ?? null) as object },
           });
-    write.catch(() => undefined);
+    // A response that cannot be stored (jsonb refuses a NUL echoed in an error message)
+    // must not leave the key "in progress" for its whole TTL: release it.
+    write.catch(() => prisma.idempotencyRecord.delete({ where }).catch(() => undefined));
   });
   // A client that hangs up before the response must not leave the key claimed forever.
   res.once("close", () => {

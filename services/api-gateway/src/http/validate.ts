@@ -17,7 +17,7 @@ function describe(issue: z.core.$ZodIssue): string {
         ? `${field} is required.`
         : `${field} must be ${issue.expected === "object" ? "an object" : `a ${issue.expected}`}.`;
     case "unrecognized_keys":
-      return `${field === "body" ? "The body" : field} has unknown field(s): ${issue.keys.join(", ")}.`;
+      return `${field === "body" ? "The body" : field} has unknown field(s): ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}.`;
     case "too_big":
       return `${field} is too ${issue.origin === "array" ? "long" : "large"}: at most ${String(issue.maximum)}${issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : ""}.`;
     case "too_small":
@@ -29,7 +29,8 @@ function describe(issue: z.core.$ZodIssue): string {
 
 /** Parses `input` with `schema` or throws VALIDATION_ERROR naming each bad field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const result = schema.safeParse(input);
+  // reportInput: zod 4 leaves issue.input out otherwise, and a wrong type read as "missing".
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const details: FieldError[] = result.error.issues.slice(0, 50).map((issue) => ({
     field: pathOf(issue) || "body",
