@@ -58,10 +58,17 @@ export async function startService(
   env: Record<string, string>,
   readyUrl: string,
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(root, "services", name, "dist", "main.js")], {
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+      path.join(root, "services", name, "dist", "main.js"),
+    ],
+    {
+      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "inherit", "inherit"],
+    },
+  );
   const deadline = Date.now() + 20_000;
   for (;;) {
     try {
