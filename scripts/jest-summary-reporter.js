@@ -2,7 +2,9 @@
 // tooling that does not know Jest's own summary can read.
 class SummaryReporter {
   onRunComplete(_contexts, results) {
-    console.log(`tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped`);
+    console.log(
+      `tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped`,
+    );
   }
 }
 module.exports = SummaryReporter;

@@ -8,7 +8,16 @@ import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 // Order matters for start-up only in that upstreams come first.
-const ALL = ["carrier-simulator", "api-gateway", "dispatcher", "dlr-ingest", "scheduler", "webhook-delivery", "otp", "smpp-server"];
+const ALL = [
+  "carrier-simulator",
+  "api-gateway",
+  "dispatcher",
+  "dlr-ingest",
+  "scheduler",
+  "webhook-delivery",
+  "otp",
+  "smpp-server",
+];
 const wanted = process.env.SERVICES ? process.env.SERVICES.split(",") : ALL;
 // Every service reads PORT (one per container in production); here each gets its own.
 // The gateway keeps the PORT this script was given; the others serve /healthz, /readyz and /metrics.
@@ -35,10 +44,14 @@ function stopAll(signal) {
 }
 
 for (const name of services) {
-  const child = spawn(process.execPath, ["--enable-source-maps", path.join(root, "services", name, "dist", "main.js")], {
-    env: { ...process.env, PORT: PORTS[name] ?? "0" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--enable-source-maps", path.join(root, "services", name, "dist", "main.js")],
+    {
+      env: { ...process.env, PORT: PORTS[name] ?? "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   children.set(name, child);
   const prefix = `${name.padEnd(18)}| `;
   for (const stream of [child.stdout, child.stderr]) {

@@ -100,13 +100,11 @@ export class MessageAcceptor {
       }
     });
     if (prepared.length === 0) {
-      const details: FieldError[] = errors
-        .slice(0, 100)
-        .map((e) => ({
-          field: e.error.field ?? `messages[${e.index}]`,
-          code: e.error.code,
-          message: e.error.message,
-        }));
+      const details: FieldError[] = errors.slice(0, 100).map((e) => ({
+        field: e.error.field ?? `messages[${e.index}]`,
+        code: e.error.code,
+        message: e.error.message,
+      }));
       throw new ApiError(
         "VALIDATION_ERROR",
         `None of the ${request.items.length} messages is valid; see details.`,

@@ -31,7 +31,9 @@ export default async function globalSetup(): Promise<void> {
     });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`migrating the test template database failed:\n${stdout ?? ""}${stderr ?? ""}`);
+    throw new Error(`migrating the test template database failed:\n${stdout ?? ""}${stderr ?? ""}`, {
+      cause: error,
+    });
   }
   process.env.TEST_RUN_ID = runId;
   process.env.TEST_POSTGRES_URL = servers.postgresUrl;
