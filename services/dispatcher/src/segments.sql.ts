@@ -92,6 +92,9 @@ export interface SubmitRecord {
  */
 export async function recordSubmitted(pool: pg.Pool, records: SubmitRecord[]): Promise<void> {
   const keys = [...new Set(records.map((r) => `${r.carrierId}:${r.carrierMessageId}`))].sort();
+  // One clock for submitted_at and sent_at: receipts' done times are clamped to submitted_at,
+  // so delivered_at can never come out earlier than sent_at.
+  const at = new Date();
   await inTransaction(pool, async (client) => {
     await client.query({
       name: "dispatch-lock-ids",
@@ -101,7 +104,7 @@ export async function recordSubmitted(pool: pg.Pool, records: SubmitRecord[]): P
     });
     await client.query({
       name: "dispatch-record-submitted",
-      text: `UPDATE message_segments AS s SET status = 'submitted', carrier_id = t.carrier_id, carrier_message_id = t.carrier_message_id, submitted_at = now()
+      text: `UPDATE message_segments AS s SET status = 'submitted', carrier_id = t.carrier_id, carrier_message_id = t.carrier_message_id, submitted_at = $5
              FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS t(message_id, seq, carrier_id, carrier_message_id)
              WHERE s.message_id = t.message_id AND s.seq = t.seq AND s.status IN ('pending', 'submitting')`,
       values: [
@@ -109,6 +112,7 @@ export async function recordSubmitted(pool: pg.Pool, records: SubmitRecord[]): P
         records.map((r) => r.seq),
         records.map((r) => r.carrierId),
         records.map((r) => r.carrierMessageId),
+        at,
       ],
     });
     // Every form of each id (carriers print them in hex or decimal) in one look-up.
@@ -134,7 +138,6 @@ export async function recordSubmitted(pool: pg.Pool, records: SubmitRecord[]): P
           carrierMessageId: record.carrierMessageId,
         });
     }
-    const at = new Date();
     for (const record of records)
       if (record.completesMessage)
         await applyTransition(client, { messageId: record.messageId, to: "sent", at });

@@ -154,6 +154,7 @@ describe("a dispatcher killed with SIGKILL mid-run", () => {
       },
     );
     expect(await count("SELECT count(*) AS n FROM messages WHERE status = 'delivered'")).toBe(TOTAL);
+    expect(await count("SELECT count(*) AS n FROM messages WHERE delivered_at < sent_at")).toBe(0);
     const accepted = simulator.stats().submits.accepted;
     const duplicates = accepted - TOTAL;
     console.log(

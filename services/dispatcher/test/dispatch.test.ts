@@ -1,4 +1,5 @@
 import { decodeShortMessage, parseUdh } from "@sms/sms-encoding";
+import { waitFor } from "@sms/testing";
 import { closedPort, startDispatchWorld, type DispatchWorld } from "./harness";
 
 describe("dispatcher against the carrier simulator (real SMPP over TCP)", () => {
@@ -107,6 +108,57 @@ describe("routing and failover", () => {
       expect((await w.db.prisma.message.findUniqueOrThrow({ where: { id: refused.id } })).errorCode).toBe(
         "SMPP_ESME_RINVDSTADR",
       );
+    } finally {
+      await w.stop();
+    }
+  });
+});
+
+describe("carrier trouble while submitting", () => {
+  it("resubmits after the carrier drops the connection with submits in flight, and only those twice", async () => {
+    const w = await startDispatchWorld({
+      simulatorSettings: { settings: { receiptDelayMs: 20, submitLatencyMs: 400 } },
+    });
+    try {
+      const messages = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => w.send(`+1415556${String(2000 + i)}`, `in flight ${i}`)),
+      );
+      await waitFor(() => w.simulator.stats().submits.inFlight >= 5, { what: "submits on the wire" });
+      const inFlight = w.simulator.stats().submits.inFlight;
+      w.simulator.dropConnections();
+      w.simulator.update({ submitLatencyMs: 0 });
+      for (const message of messages) await w.waitForStatus(message.id, ["sent", "delivered"], 30_000);
+      const accepted = w.simulator.stats().submits.accepted;
+      const resubmitted = await w.db.prisma.messageSegment.count({
+        where: { messageId: { in: messages.map((m) => m.id) }, attempts: { gt: 1 } },
+      });
+      // A submit the simulator received but never answered was not accepted there: the
+      // duplicates a handset could see are those it accepted twice, at most those on the wire.
+      expect(accepted - messages.length).toBeLessThanOrEqual(inFlight);
+      expect(resubmitted).toBeGreaterThan(0);
+      expect(resubmitted).toBeLessThanOrEqual(inFlight + 20);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it("honours the account's messages per second across the dispatcher", async () => {
+    const w = await startDispatchWorld();
+    try {
+      await w.db.prisma.account.update({ where: { id: w.accountId }, data: { messagesPerSecond: 5 } });
+      const messages = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => w.send(`+1415556${String(3000 + i)}`, `paced ${i}`)),
+      );
+      for (const message of messages) await w.waitForStatus(message.id, ["sent", "delivered"], 20_000);
+      const perSecond = new Map<number, number>();
+      for (const received of w.simulator
+        .messages({ limit: 1000 })
+        .filter((m) => m.to.startsWith("1415556"))) {
+        const second = Math.floor(Date.parse(received.receivedAt) / 1000);
+        perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+      }
+      expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(5);
+      expect(perSecond.size).toBeGreaterThanOrEqual(3);
     } finally {
       await w.stop();
     }
