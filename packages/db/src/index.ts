@@ -51,3 +51,4 @@ export function createDatabase(
   };
 }
 export { Batcher } from "./batcher";
+export { inTransaction, type Queryable } from "./transaction";

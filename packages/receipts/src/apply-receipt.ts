@@ -1,7 +1,6 @@
 import type pg from "pg";
 import type { ReceiptState } from "@sms/smpp";
 import { carrierIdForms } from "./id-forms";
-import { lockCarrierMessageIds } from "./lock";
 import { resolveReceipt, type ReceiptOutcome, type Resolution } from "./resolve-receipt";
 import { inTransaction } from "./transaction";
 
@@ -41,36 +40,8 @@ RETURNING id::text`;
  * later). Resolves once committed; throws (nothing committed) when the database fails.
  */
 export async function applyReceipt(pool: pg.Pool, input: ReceiptInput): Promise<ReceiptResult> {
-  const carrierMessageId = input.carrierMessageId.trim();
-  if (!carrierMessageId) throw new Error("A receipt needs the carrier's message id.");
-  const forms = input.candidates?.length ? [...input.candidates] : carrierIdForms(carrierMessageId);
-  if (!forms.includes(carrierMessageId)) forms.push(carrierMessageId);
-  return inTransaction(pool, async (client) => {
-    await lockCarrierMessageIds(client, input.carrierId, forms);
-    const resolution = await resolveReceipt(client, {
-      carrierId: input.carrierId,
-      forms,
-      quotedId: carrierMessageId,
-      state: input.state,
-      errorCode: input.errorCode,
-      doneAt: input.doneAt,
-    });
-    const { rows } = await client.query<{ id: string }>({
-      name: "receipts-insert",
-      text: INSERT_RECEIPT,
-      values: [
-        input.carrierId,
-        carrierMessageId,
-        input.state,
-        input.errorCode ?? null,
-        resolution.outcome,
-        resolution.messageId ?? null,
-        resolution.seq ?? null,
-        input.raw === undefined ? null : JSON.stringify(input.raw),
-      ],
-    });
-    return { ...resolution, receiptId: rows[0]!.id };
-  });
+  const [result] = await applyReceipts(pool, [input]);
+  return result!;
 }
 
 export type { ReceiptOutcome };

@@ -1,26 +1,12 @@
-import { createLogger } from "@sms/logger";
+import { runService } from "@sms/service-runtime";
 import { loadSimulatorConfig, toSimulatorOptions } from "./config";
 import { createCarrierSimulator } from "./simulator";
 
-async function main(): Promise<void> {
-  const config = loadSimulatorConfig();
-  const logger = createLogger("carrier-simulator", config.LOG_LEVEL);
-  const simulator = await createCarrierSimulator({ ...toSimulatorOptions(config), logger });
-  const shutdown = (signal: string) => {
-    logger.info("shutting down", { signal });
-    simulator.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error("shutdown failed", { error });
-        process.exit(1);
-      },
-    );
-  };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
-}
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+runService({
+  name: "carrier-simulator",
+  loadConfig: () => loadSimulatorConfig(),
+  start: async (config, logger) => {
+    const simulator = await createCarrierSimulator({ ...toSimulatorOptions(config), logger });
+    return { stop: () => simulator.close() };
+  },
 });

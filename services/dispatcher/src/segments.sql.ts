@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { inTransaction } from "@sms/db";
 import { applyTransition } from "@sms/message-state";
 import { carrierIdForms, matchPendingReceipts } from "@sms/receipts";
 
@@ -166,19 +167,4 @@ export async function failMessage(
 /** queued → sent once every segment is with a carrier (a no-op when a receipt already moved it on). */
 export async function markSent(pool: pg.Pool, messageId: string): Promise<void> {
   await inTransaction(pool, (client) => applyTransition(client, { messageId, to: "sent", at: new Date() }));
-}
-
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
 }
