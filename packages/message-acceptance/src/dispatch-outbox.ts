@@ -7,6 +7,12 @@ export interface DispatchOutboxOptions {
   chunkSize?: number;
   /** A row older than this is taken by the relay (the fast path failed or died). @defaultValue 10000 */
   staleAfterMs?: number;
+  /**
+   * Asked before each relay tick; false skips it. relayStale holds a transaction (and its
+   * rows) while it enqueues, and a queue connection waits for Redis indefinitely.
+   * @defaultValue always relay
+   */
+  isQueueReachable?: () => Promise<boolean>;
 }
 
 /**
@@ -22,6 +28,7 @@ export class DispatchOutbox {
   private relayTimer: NodeJS.Timeout | null = null;
   private readonly chunkSize: number;
   private readonly staleAfterMs: number;
+  private readonly isQueueReachable: () => Promise<boolean>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -31,6 +38,7 @@ export class DispatchOutbox {
   ) {
     this.chunkSize = options.chunkSize ?? 1000;
     this.staleAfterMs = options.staleAfterMs ?? 10_000;
+    this.isQueueReachable = options.isQueueReachable ?? (async () => true);
   }
 
   /** Fast path: enqueue these committed message ids soon, in bulk. */
@@ -93,6 +101,7 @@ export class DispatchOutbox {
   startRelay(intervalMs = 5000): void {
     const tick = async () => {
       try {
+        if (!(await this.isQueueReachable())) throw new Error("Redis does not answer; relay skipped");
         let moved = 0;
         let total = 0;
         do {

@@ -1,4 +1,5 @@
 import express from "express";
+import type pg from "pg";
 import type { ApiKeyDirectory } from "@sms/auth";
 import type { PrismaClient } from "@sms/db";
 import type { Logger } from "@sms/logger";
@@ -25,6 +26,8 @@ export interface GatewayDeps {
   >;
   logger: Logger;
   prisma: PrismaClient;
+  /** The pool behind prisma, for the state machine's set-based SQL. */
+  pool: pg.Pool;
   directory: ApiKeyDirectory;
   limiter: RateLimiter;
   acceptor: MessageAcceptor;
@@ -67,7 +70,7 @@ export function buildApp(deps: GatewayDeps): express.Express {
   app.use(idempotency(deps.prisma, deps.config.IDEMPOTENCY_TTL_HOURS));
   app.use(sendRoutes(deps.acceptor));
   app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));
-  app.use(messageRoutes(deps.prisma));
+  app.use(messageRoutes(deps.prisma, deps.pool));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

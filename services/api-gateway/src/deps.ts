@@ -30,7 +30,14 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
     options: {
       maxSegments: config.MAX_SEGMENTS,
       creditsPerSegment: config.CREDITS_PER_SEGMENT,
-      outbox: { staleAfterMs: config.OUTBOX_STALE_AFTER_MS },
+      outbox: {
+        staleAfterMs: config.OUTBOX_STALE_AFTER_MS,
+        isQueueReachable: () =>
+          redis.ping().then(
+            () => true,
+            () => false,
+          ),
+      },
     },
   });
   let shuttingDown = false;
@@ -38,6 +45,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
     config,
     logger,
     prisma: database.prisma,
+    pool: database.pool,
     directory: createApiKeyDirectory(database.prisma, { cacheSeconds: config.AUTH_CACHE_SECONDS }),
     limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
     acceptor: acceptance.acceptor,

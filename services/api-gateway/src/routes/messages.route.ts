@@ -1,4 +1,5 @@
 import { Router } from "express";
+import type pg from "pg";
 import type { Prisma, PrismaClient } from "@sms/db";
 import { ApiError } from "@sms/errors";
 import { isId } from "@sms/ids";
@@ -14,7 +15,7 @@ import { toMessageView, toStatusChange } from "./views";
 const notFound = () => new ApiError("NOT_FOUND", "No message with this id exists for this account.");
 
 /** GET /v1/sms, GET /v1/sms/{id}, POST /v1/sms/{id}/cancel. Every query is scoped to the caller's account. */
-export function messageRoutes(prisma: PrismaClient): Router {
+export function messageRoutes(prisma: PrismaClient, pool: pg.Pool): Router {
   const router = Router();
 
   router.get("/v1/sms", requirePermission("sms:read"), async (req, res) => {
@@ -62,7 +63,7 @@ export function messageRoutes(prisma: PrismaClient): Router {
   router.post("/v1/sms/:message_id/cancel", requirePermission("sms:send"), async (req, res) => {
     const { message_id } = parseOrThrow(MessageIdParam, req.params);
     if (!isId("msg", message_id)) throw notFound();
-    const message = await cancelScheduledMessage(prisma, authOf(res).account.id, message_id);
+    const message = await cancelScheduledMessage(prisma, pool, authOf(res).account.id, message_id);
     res.json(toMessageView(message));
   });
 
