@@ -20,14 +20,20 @@ export function runService<C extends { LOG_LEVEL: string }>(definition: ServiceD
   const main = async () => {
     const config = definition.loadConfig();
     const logger = createLogger(definition.name, config.LOG_LEVEL);
-    const service = await definition.start(config, logger);
+    const running: { service?: { stop(): Promise<void> } } = {};
+    let stopping = false;
     const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       logger.info("shutting down", { signal });
       const { shutdownTimeoutMs = 30_000 } = definition;
       const backstop =
         typeof shutdownTimeoutMs === "function" ? shutdownTimeoutMs(config) : shutdownTimeoutMs;
       setTimeout(() => process.exit(1), backstop).unref();
-      service.stop().then(
+      // A signal during start-up (an orchestrator may send one any time) stops the service
+      // as soon as it has started, instead of killing it half-way with the default action.
+      if (!running.service) return;
+      running.service.stop().then(
         () => process.exit(0),
         (error: unknown) => {
           logger.error("shutdown failed", { error });
@@ -37,6 +43,11 @@ export function runService<C extends { LOG_LEVEL: string }>(definition: ServiceD
     };
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
+    running.service = await definition.start(config, logger);
+    if (stopping) {
+      stopping = false;
+      shutdown("signal received during start-up");
+    }
   };
   main().catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);

@@ -8,10 +8,15 @@ async function main(): Promise<void> {
   const logger = createLogger("api-gateway", config.LOG_LEVEL);
   if (config.GATEWAY_WORKERS > 1 && cluster.isPrimary)
     return superviseWorkers(config.GATEWAY_WORKERS, logger);
-  const gateway = await startGateway(config, logger);
+  const running: { gateway?: Awaited<ReturnType<typeof startGateway>> } = {};
+  let stopping = false;
   const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     logger.info("shutting down", { signal });
-    gateway.stop().then(
+    // A signal during start-up stops the gateway once it has started (see below).
+    if (!running.gateway) return;
+    running.gateway.stop().then(
       () => process.exit(0),
       (error) => {
         logger.error("shutdown failed", { error });
@@ -21,6 +26,11 @@ async function main(): Promise<void> {
   };
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
+  running.gateway = await startGateway(config, logger);
+  if (stopping) {
+    stopping = false;
+    shutdown("signal received during start-up");
+  }
 }
 
 /** Forks the workers, forwards SIGTERM/SIGINT, and exits when they have all stopped. */
