@@ -3,7 +3,7 @@ import type pg from "pg";
 import { healthRoutes, type ReadinessCheck } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import type { Metrics } from "../metrics";
-import { assignRequestId, errorHandler, notFound } from "./errors";
+import { assignRequestId, errorHandler, notFound } from "@sms/http-errors";
 import { receiptRoutes } from "./receipts.route";
 
 export interface AppDeps {
@@ -29,6 +29,11 @@ export function buildApp(deps: AppDeps): express.Express {
   if (deps.receiptToken)
     app.use(receiptRoutes({ pool: deps.pool, token: deps.receiptToken, metrics: deps.metrics }));
   app.use(notFound);
-  app.use(errorHandler(deps.logger));
+  app.use(
+    errorHandler(deps.logger, {
+      tooLarge: "A receipt body is at most 16 KiB.",
+      unavailable: "The receipt was not stored; send it again shortly.",
+    }),
+  );
   return app;
 }

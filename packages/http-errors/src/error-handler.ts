@@ -2,11 +2,23 @@ import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ApiError, isDependencyOutage, toErrorBody } from "@sms/errors";
 import type { Logger } from "@sms/logger";
 
+/** What a service tells its clients in the errors whose wording depends on the service. */
+export interface ErrorWording {
+  /** For 413. @defaultValue "The request body is larger than 1 MiB; split a bulk request into several." */
+  tooLarge?: string;
+  /** For 503. @defaultValue "A dependency is unavailable; nothing was accepted. Retry shortly." */
+  unavailable?: string;
+}
+
 /** Turns any error into the documented error body; never leaks internals. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger, wording: ErrorWording = {}): ErrorRequestHandler {
+  const tooLarge =
+    wording.tooLarge ?? "The request body is larger than 1 MiB; split a bulk request into several.";
+  const unavailable =
+    wording.unavailable ?? "A dependency is unavailable; nothing was accepted. Retry shortly.";
   return (error, _req, res, _next) => {
     const requestId: string = res.locals.requestId ?? "req_unknown";
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, tooLarge, unavailable);
     if (apiError.code === "INTERNAL") logger.error("unhandled error", { request_id: requestId, error });
     else if (apiError.code === "SERVICE_UNAVAILABLE")
       logger.warn("dependency unavailable", { request_id: requestId, error: String(error) });
@@ -17,14 +29,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-function toApiError(error: unknown): ApiError {
+function toApiError(error: unknown, tooLarge: string, unavailable: string): ApiError {
   if (error instanceof ApiError) return error;
   const bodyParserType = (error as { type?: string } | null)?.type;
-  if (bodyParserType === "entity.too.large")
-    return new ApiError(
-      "PAYLOAD_TOO_LARGE",
-      "The request body is larger than 1 MiB; split a bulk request into several.",
-    );
+  if (bodyParserType === "entity.too.large") return new ApiError("PAYLOAD_TOO_LARGE", tooLarge);
   if (bodyParserType === "entity.parse.failed")
     return new ApiError("INVALID_JSON", "The request body is not valid JSON.");
   if (bodyParserType === "encoding.unsupported" || bodyParserType === "charset.unsupported")
@@ -37,11 +45,7 @@ function toApiError(error: unknown): ApiError {
     (error as { status?: unknown; statusCode?: unknown } | null)?.status ??
     (error as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === "number" && status >= 400 && status < 500) {
-    if (status === 413)
-      return new ApiError(
-        "PAYLOAD_TOO_LARGE",
-        "The request body is larger than 1 MiB; split a bulk request into several.",
-      );
+    if (status === 413) return new ApiError("PAYLOAD_TOO_LARGE", tooLarge);
     if (status === 415)
       return new ApiError(
         "UNSUPPORTED_MEDIA_TYPE",
@@ -50,11 +54,7 @@ function toApiError(error: unknown): ApiError {
     return new ApiError("VALIDATION_ERROR", "The request is malformed (its URL, headers or body encoding).");
   }
   if (isDependencyOutage(error))
-    return new ApiError(
-      "SERVICE_UNAVAILABLE",
-      "A dependency is unavailable; nothing was accepted. Retry shortly.",
-      { retryAfterSeconds: 1 },
-    );
+    return new ApiError("SERVICE_UNAVAILABLE", unavailable, { retryAfterSeconds: 1 });
   return new ApiError("INTERNAL", "An internal error occurred; it has been logged with this request id.");
 }
 

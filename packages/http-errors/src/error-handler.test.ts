@@ -1,7 +1,7 @@
 import express from "express";
 import type { AddressInfo } from "node:net";
 import { createLogger } from "@sms/logger";
-import { errorHandler } from "./errors";
+import { errorHandler } from "./error-handler";
 import { assignRequestId } from "./request-id";
 
 describe("errorHandler", () => {

@@ -1,0 +1,2 @@
+export { errorHandler, notFound, type ErrorWording } from "./error-handler";
+export { assignRequestId } from "./request-id";
