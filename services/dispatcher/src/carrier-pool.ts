@@ -1,20 +1,35 @@
-import type pg from "pg";
+import type { Carrier, PrismaClient } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { SmppClient } from "@sms/smpp";
 import { carriersFor, type RouteEntry } from "./routing";
 
-export interface CarrierRow {
-  id: string;
-  host: string;
-  port: number;
-  systemId: string;
-  password: string;
-  systemType: string;
-  useTls: boolean;
-  transmitterBinds: number;
-  windowSize: number;
-  submitsPerSecond: number;
-}
+/** What a transmitter bind and the router need to know about a carrier (the generated Prisma type, trimmed). */
+export type CarrierRow = Pick<
+  Carrier,
+  | "id"
+  | "host"
+  | "port"
+  | "systemId"
+  | "password"
+  | "systemType"
+  | "useTls"
+  | "transmitterBinds"
+  | "windowSize"
+  | "submitsPerSecond"
+>;
+
+const CARRIER_FIELDS = {
+  id: true,
+  host: true,
+  port: true,
+  systemId: true,
+  password: true,
+  systemType: true,
+  useTls: true,
+  transmitterBinds: true,
+  windowSize: true,
+  submitsPerSecond: true,
+} as const;
 
 interface CarrierBinds {
   carrier: CarrierRow;
@@ -38,34 +53,22 @@ export class CarrierPool {
   private routes: RouteEntry[] = [];
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly prisma: PrismaClient,
     private readonly logger: Logger,
     private readonly options: CarrierPoolOptions,
   ) {}
 
   async refresh(): Promise<void> {
-    const { rows: carriers } = await this.pool.query(
-      `SELECT id, host, port, system_id, password, system_type, use_tls, transmitter_binds, window_size, submits_per_second
-       FROM carriers WHERE enabled`,
-    );
-    const { rows: routes } = await this.pool.query(
-      "SELECT prefix, carrier_id, priority FROM routes WHERE enabled",
-    );
-    this.routes = routes.map((r) => ({ prefix: r.prefix, carrierId: r.carrier_id, priority: r.priority }));
+    const carriers = await this.prisma.carrier.findMany({ where: { enabled: true }, select: CARRIER_FIELDS });
+    // Ordered by carrier id so equal prefix and priority break ties as `admin route list --for` shows them.
+    const routes = await this.prisma.route.findMany({
+      where: { enabled: true },
+      orderBy: { carrierId: "asc" },
+      select: { prefix: true, carrierId: true, priority: true },
+    });
+    this.routes = routes;
     const wanted = new Set<string>();
-    for (const row of carriers) {
-      const carrier: CarrierRow = {
-        id: row.id,
-        host: row.host,
-        port: row.port,
-        systemId: row.system_id,
-        password: row.password,
-        systemType: row.system_type,
-        useTls: row.use_tls,
-        transmitterBinds: row.transmitter_binds,
-        windowSize: row.window_size,
-        submitsPerSecond: row.submits_per_second,
-      };
+    for (const carrier of carriers) {
       wanted.add(carrier.id);
       const fingerprint = JSON.stringify(carrier);
       const existing = this.binds.get(carrier.id);

@@ -27,7 +27,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   });
   const redis = createRedis(config.REDIS_URL, "command");
   const queueConnection = createRedis(config.REDIS_URL, "queue");
-  const carriers = new CarrierPool(database.pool, logger, {
+  const carriers = new CarrierPool(database.prisma, logger, {
     responseTimeoutMs: config.SUBMIT_TIMEOUT_MS,
     enquireLinkIntervalMs: config.ENQUIRE_LINK_INTERVAL_MS,
   });

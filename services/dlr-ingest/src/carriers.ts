@@ -1,34 +1,28 @@
 import type pg from "pg";
+import type { Carrier, PrismaClient } from "@sms/db";
 
-/** What a receiver bind needs to know about a carrier. */
-export interface CarrierEndpoint {
-  id: string;
-  host: string;
-  port: number;
-  systemId: string;
-  password: string;
-  systemType: string;
-  useTls: boolean;
-  receiverBinds: number;
-}
+/** What a receiver bind needs to know about a carrier (the generated Prisma type, trimmed). */
+export type CarrierEndpoint = Pick<
+  Carrier,
+  "id" | "host" | "port" | "systemId" | "password" | "systemType" | "useTls" | "receiverBinds"
+>;
 
 /** The enabled carriers, from the carriers table. */
-export async function loadEnabledCarriers(pool: pg.Pool): Promise<CarrierEndpoint[]> {
-  const { rows } = await pool.query({
-    name: "dlr-enabled-carriers",
-    text: `SELECT id, host, port, system_id, password, system_type, use_tls, receiver_binds
-           FROM carriers WHERE enabled ORDER BY id`,
+export async function loadEnabledCarriers(prisma: PrismaClient): Promise<CarrierEndpoint[]> {
+  return prisma.carrier.findMany({
+    where: { enabled: true },
+    orderBy: { id: "asc" },
+    select: {
+      id: true,
+      host: true,
+      port: true,
+      systemId: true,
+      password: true,
+      systemType: true,
+      useTls: true,
+      receiverBinds: true,
+    },
   });
-  return rows.map((row) => ({
-    id: row.id,
-    host: row.host,
-    port: row.port,
-    systemId: row.system_id,
-    password: row.password,
-    systemType: row.system_type,
-    useTls: row.use_tls,
-    receiverBinds: row.receiver_binds,
-  }));
 }
 
 /** True when a carrier with this id exists (enabled or not: a disabled carrier still owes receipts). */

@@ -57,7 +57,7 @@ export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): P
   );
   const handleDeliverSm = createDeliverSmHandler({ pool, logger, metrics, isStopping: () => stopping });
 
-  const refreshCarriers = async () => binds.reconcile(await loadEnabledCarriers(pool));
+  const refreshCarriers = async () => binds.reconcile(await loadEnabledCarriers(database.prisma));
   const logLoopError = (what: string) => (error: unknown) =>
     logger.error(`${what} failed; trying again at the next interval`, {
       error: error instanceof Error ? error.message : String(error),
