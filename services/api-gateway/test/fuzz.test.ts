@@ -8,23 +8,25 @@ import {
   SENDER,
   VALID_ITEM,
   VALID_SEND,
+  deepNesting,
+  jsonish,
+  objectText,
+  oddString,
+  valueText,
+  type WireRequest,
+} from "./fuzz-values";
+import {
   brokenBulkBody,
   brokenSendBody,
-  deepNesting,
   isRecord,
   jsonRequest,
   jsonTextRequest,
-  jsonish,
   mightAcceptBulk,
   mightAcceptSend,
-  objectText,
-  oddString,
   parses,
   rawRequest,
   validText,
-  valueText,
-  type WireRequest,
-} from "./fuzz-generators";
+} from "./fuzz-bodies";
 
 /**
  * Fuzzing every POST of the real gateway over HTTP (DESIGN §3): whatever the body,
