@@ -10,6 +10,6 @@ dir="prisma/migrations/$(date -u +%Y%m%d%H%M%S)_${name}"
 before=$(mktemp --suffix=.prisma)
 git show HEAD:prisma/schema.prisma >"$before"
 mkdir -p "$dir"
-bash scripts/prisma.sh migrate diff --from-schema-datamodel "$before" --to-schema-datamodel prisma/schema.prisma --script >"$dir/migration.sql"
+bash scripts/prisma.sh migrate diff --from-schema-datamodel "$before" --to-schema-datamodel prisma/schema.prisma --script | grep -v "^Loaded Prisma config" >"$dir/migration.sql"
 rm -f "$before"
 echo "wrote $dir/migration.sql: review it, then apply with pnpm migrate"
