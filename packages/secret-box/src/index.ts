@@ -22,7 +22,9 @@ export interface SecretBox {
 export function parseEncryptionKey(base64: string): Buffer {
   const key = Buffer.from(base64, "base64");
   if (key.length !== 32 || key.toString("base64").replace(/=+$/, "") !== base64.trim().replace(/=+$/, "")) {
-    throw new SecretBoxError("SECRET_ENCRYPTION_KEY must be 32 random bytes in base64 (openssl rand -base64 32)");
+    throw new SecretBoxError(
+      "SECRET_ENCRYPTION_KEY must be 32 random bytes in base64 (openssl rand -base64 32)",
+    );
   }
   return key;
 }
@@ -48,9 +50,10 @@ export function createSecretBox(base64Key: string): SecretBox {
         const decipher = crypto.createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
         decipher.setAAD(Buffer.from(context, "utf8"));
         decipher.setAuthTag(Buffer.from(tag, "base64url"));
-        return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString(
-          "utf8",
-        );
+        return Buffer.concat([
+          decipher.update(Buffer.from(ciphertext, "base64url")),
+          decipher.final(),
+        ]).toString("utf8");
       } catch {
         throw new SecretBoxError("the sealed secret does not open with this key and context");
       }

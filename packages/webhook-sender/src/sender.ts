@@ -1,0 +1,195 @@
+import http from "node:http";
+import https from "node:https";
+import got, { type Got } from "got";
+import { assertUrlAllowed, createGuardedLookup } from "@sms/ssrf-guard";
+import { signWebhook } from "@sms/webhook-signing";
+import { parseRetryAfter } from "./retry-after";
+
+export const RESPONSE_BODY_LIMIT = 4096;
+
+export interface WebhookSenderOptions {
+  /** Whole-attempt bound; DESIGN §5 says 15 s. */
+  timeoutMs: number;
+  /** Loopback targets are allowed only for local use and tests (DESIGN §5). */
+  allowLoopback: boolean;
+  /** `http:` targets are allowed only outside production. */
+  allowHttp: boolean;
+  /** Largest delay a `Retry-After` can ask for. @defaultValue 24 h */
+  maxRetryAfterMs?: number;
+  /** Open sockets per destination host and port, process-wide. @defaultValue 256 */
+  maxSocketsPerHost?: number;
+  userAgent?: string;
+}
+
+export interface WebhookRequest {
+  url: string;
+  /** The current secret first; a rotated-out secret still inside its 24 h overlap after it. */
+  secrets: readonly string[];
+  /** The `evt_` id, the same on every attempt. */
+  id: string;
+  /** The exact JSON text to POST. */
+  body: string;
+}
+
+/**
+ * - success: a 2xx answer.
+ * - gone: 410, the endpoint asks to be disabled.
+ * - failure: anything else (another status, redirect, timeout, refused, blocked address).
+ */
+export type AttemptOutcome = "success" | "gone" | "failure";
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  statusCode: number | null;
+  latencyMs: number;
+  /** The first 4 KiB of the answer, as text. */
+  responseBody: string | null;
+  error: string | null;
+  /** From `Retry-After` on a 429 or 503. */
+  retryAfterMs: number | null;
+  startedAt: Date;
+}
+
+export interface WebhookSender {
+  send(request: WebhookRequest): Promise<AttemptResult>;
+  close(): void;
+}
+
+export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
+  const maxSockets = options.maxSocketsPerHost ?? 256;
+  // Keep-alive: at thousands of deliveries a second a TLS handshake per POST would
+  // dominate. A reused socket stays on the address the guard checked when it connected.
+  const agent = {
+    http: new http.Agent({ keepAlive: true, maxSockets, scheduling: "lifo" }),
+    https: new https.Agent({ keepAlive: true, maxSockets, scheduling: "lifo" }),
+  };
+  const client: Got = got.extend({
+    agent,
+    dnsLookup: createGuardedLookup({ allowLoopback: options.allowLoopback }),
+    timeout: { request: options.timeoutMs },
+    followRedirect: false,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    decompress: false,
+    headers: {
+      "content-type": "application/json",
+      "user-agent": options.userAgent ?? "sms-platform-webhooks/1.0",
+    },
+  });
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 24 * 3600 * 1000;
+
+  async function send(request: WebhookRequest): Promise<AttemptResult> {
+    const startedAt = new Date();
+    const started = performance.now();
+    const finish = (partial: Omit<AttemptResult, "latencyMs" | "startedAt">): AttemptResult => ({
+      ...partial,
+      latencyMs: Math.round(performance.now() - started),
+      startedAt,
+    });
+    try {
+      // Checked on every attempt: a literal IP never reaches the dns lookup, and the
+      // policy may have changed since the URL was registered.
+      assertUrlAllowed(request.url, { allowLoopback: options.allowLoopback, allowHttp: options.allowHttp });
+    } catch (error) {
+      return finish({
+        outcome: "failure",
+        statusCode: null,
+        responseBody: null,
+        error: messageOf(error),
+        retryAfterMs: null,
+      });
+    }
+    const headers = signWebhook({
+      secrets: request.secrets,
+      id: request.id,
+      timestamp: startedAt,
+      body: request.body,
+    });
+    try {
+      const { statusCode, retryAfter, body } = await post(client, request.url, headers, request.body);
+      const outcome: AttemptOutcome =
+        statusCode >= 200 && statusCode < 300 ? "success" : statusCode === 410 ? "gone" : "failure";
+      const retryAfterMs =
+        statusCode === 429 || statusCode === 503
+          ? parseRetryAfter(retryAfter, Date.now(), maxRetryAfterMs)
+          : null;
+      const error = outcome === "failure" ? `HTTP ${statusCode}` : null;
+      return finish({ outcome, statusCode, responseBody: body, error, retryAfterMs });
+    } catch (error) {
+      return finish({
+        outcome: "failure",
+        statusCode: null,
+        responseBody: null,
+        error: messageOf(error),
+        retryAfterMs: null,
+      });
+    }
+  }
+
+  return {
+    send,
+    close() {
+      agent.http.destroy();
+      agent.https.destroy();
+    },
+  };
+}
+
+/** POSTs and reads at most RESPONSE_BODY_LIMIT bytes of the answer, so a huge body costs nothing. */
+function post(
+  client: Got,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ statusCode: number; retryAfter: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = client.stream.post(url, { headers, body });
+    let statusCode = 0;
+    let retryAfter: string | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      resolve({
+        statusCode,
+        retryAfter,
+        body: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString("utf8"),
+      });
+    };
+    stream.on("response", (response: http.IncomingMessage) => {
+      statusCode = response.statusCode ?? 0;
+      const header = response.headers["retry-after"];
+      retryAfter = Array.isArray(header) ? header[0] : header;
+    });
+    stream.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= RESPONSE_BODY_LIMIT) {
+        done();
+        stream.destroy();
+      }
+    });
+    stream.on("end", done);
+    stream.on("error", (error: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
+  });
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: string }).code;
+    // got wraps the lookup's BlockedAddressError; its message names the address and the reason.
+    const cause = (error as { cause?: unknown }).cause;
+    const text =
+      cause instanceof Error && cause.message !== error.message
+        ? `${error.message}: ${cause.message}`
+        : error.message;
+    return code && !text.includes(code) ? `${code}: ${text}` : text;
+  }
+  return String(error);
+}
