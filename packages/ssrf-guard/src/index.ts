@@ -1,4 +1,4 @@
-export { classifyAddress, type AddressVerdict } from "./classify";
+export { checkAddress, classifyAddress, type AddressVerdict } from "./classify";
 export { createGuardedLookup, type GuardedLookupOptions } from "./lookup";
 export { assertUrlAllowed, type UrlPolicy } from "./url";
 export { BlockedAddressError, UrlNotAllowedError } from "./errors";

@@ -1,0 +1,171 @@
+import type { PrismaClient, WebhookEndpoint } from "@sms/db";
+import type { SecretBox } from "@sms/secret-box";
+import type { UrlPolicy } from "@sms/ssrf-guard";
+import { generateSecret } from "@sms/webhook-signing";
+import { validateWebhookUrl } from "./validate-url";
+
+/** The old secret keeps signing this long after a rotation (DESIGN §5). */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+export type DisableReason = "gone" | "failing" | "operator";
+
+/** Refusals a caller should show as they are (unknown account, no endpoint yet). */
+export class WebhookEndpointError extends Error {
+  override readonly name = "WebhookEndpointError";
+  constructor(
+    readonly code: "ACCOUNT_NOT_FOUND" | "NO_ENDPOINT",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An endpoint as operators and customers see it: never the secrets. */
+export interface EndpointView {
+  accountId: string;
+  url: string;
+  enabled: boolean;
+  disabledReason: string | null;
+  disabledAt: Date | null;
+  failingSince: Date | null;
+  /** Until when the previous secret also signs; null when there is none. */
+  previousSecretExpiresAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What the delivery worker needs: where to, whether at all, and every secret that signs now. */
+export interface DeliveryTarget {
+  accountId: string;
+  url: string;
+  enabled: boolean;
+  /** The current secret first, then the previous one while its overlap lasts. */
+  secrets: string[];
+  failingSince: Date | null;
+}
+
+/** Settings of the one webhook endpoint per account (DESIGN §5; the admin CLI and dashboard use it). */
+export class WebhookEndpoints {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly box: SecretBox,
+    private readonly policy: UrlPolicy,
+  ) {}
+
+  /**
+   * Sets the account's URL after checking it. A first registration creates the signing
+   * secret and returns it; a new URL on an existing endpoint keeps the secret and
+   * re-enables the endpoint (a new URL is the usual fix for what disabled it).
+   */
+  async register(accountId: string, url: string): Promise<{ endpoint: EndpointView; secret: string | null }> {
+    await this.requireAccount(accountId);
+    const checked = (await validateWebhookUrl(url, this.policy)).toString();
+    const existing = await this.prisma.webhookEndpoint.findUnique({ where: { accountId } });
+    if (existing) {
+      const row = await this.prisma.webhookEndpoint.update({
+        where: { accountId },
+        data: { url: checked, enabled: true, disabledReason: null, disabledAt: null, failingSince: null },
+      });
+      return { endpoint: view(row), secret: null };
+    }
+    const secret = generateSecret();
+    const row = await this.prisma.webhookEndpoint.create({
+      data: { accountId, url: checked, secretSealed: this.box.seal(secret, accountId) },
+    });
+    return { endpoint: view(row), secret };
+  }
+
+  /** A new secret; the old one keeps signing for 24 h so receivers can switch without losing events. */
+  async rotate(accountId: string, now = new Date()): Promise<{ secret: string; previousExpiresAt: Date }> {
+    const row = await this.require(accountId);
+    const secret = generateSecret();
+    const previousExpiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
+    await this.prisma.webhookEndpoint.update({
+      where: { accountId },
+      data: {
+        secretSealed: this.box.seal(secret, accountId),
+        previousSecretSealed: row.secretSealed,
+        previousSecretExpires: previousExpiresAt,
+      },
+    });
+    return { secret, previousExpiresAt };
+  }
+
+  /** The secrets in clear, for the account's own people (dashboard reveal, CLI --reveal). */
+  async reveal(accountId: string, now = new Date()): Promise<{ current: string; previous: string | null }> {
+    const target = this.target(await this.require(accountId), now);
+    return { current: target.secrets[0]!, previous: target.secrets[1] ?? null };
+  }
+
+  async get(accountId: string): Promise<EndpointView | null> {
+    const row = await this.prisma.webhookEndpoint.findUnique({ where: { accountId } });
+    return row ? view(row) : null;
+  }
+
+  async enable(accountId: string): Promise<EndpointView> {
+    await this.require(accountId);
+    const row = await this.prisma.webhookEndpoint.update({
+      where: { accountId },
+      data: { enabled: true, disabledReason: null, disabledAt: null, failingSince: null },
+    });
+    return view(row);
+  }
+
+  /** Disables the endpoint; true when this call changed it (so the caller logs it once). */
+  async disable(accountId: string, reason: DisableReason, now = new Date()): Promise<boolean> {
+    const { count } = await this.prisma.webhookEndpoint.updateMany({
+      where: { accountId, enabled: true },
+      data: { enabled: false, disabledReason: reason, disabledAt: now },
+    });
+    return count === 1;
+  }
+
+  /** The delivery view of an endpoint, or null when the account has none. */
+  async loadTarget(accountId: string, now = new Date()): Promise<DeliveryTarget | null> {
+    const row = await this.prisma.webhookEndpoint.findUnique({ where: { accountId } });
+    return row ? this.target(row, now) : null;
+  }
+
+  private target(row: WebhookEndpoint, now: Date): DeliveryTarget {
+    const secrets = [this.box.open(row.secretSealed, row.accountId)];
+    if (row.previousSecretSealed && row.previousSecretExpires && row.previousSecretExpires > now) {
+      secrets.push(this.box.open(row.previousSecretSealed, row.accountId));
+    }
+    return {
+      accountId: row.accountId,
+      url: row.url,
+      enabled: row.enabled,
+      secrets,
+      failingSince: row.failingSince,
+    };
+  }
+
+  private async require(accountId: string): Promise<WebhookEndpoint> {
+    const row = await this.prisma.webhookEndpoint.findUnique({ where: { accountId } });
+    if (row) return row;
+    await this.requireAccount(accountId);
+    throw new WebhookEndpointError(
+      "NO_ENDPOINT",
+      `account ${accountId} has no webhook endpoint; set one first`,
+    );
+  }
+
+  private async requireAccount(accountId: string): Promise<void> {
+    const account = await this.prisma.account.findUnique({ where: { id: accountId }, select: { id: true } });
+    if (!account) throw new WebhookEndpointError("ACCOUNT_NOT_FOUND", `no account ${accountId}`);
+  }
+}
+
+function view(row: WebhookEndpoint): EndpointView {
+  return {
+    accountId: row.accountId,
+    url: row.url,
+    enabled: row.enabled,
+    disabledReason: row.disabledReason,
+    disabledAt: row.disabledAt,
+    failingSince: row.failingSince,
+    previousSecretExpiresAt: row.previousSecretSealed ? row.previousSecretExpires : null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}

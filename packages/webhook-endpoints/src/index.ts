@@ -1,0 +1,10 @@
+export {
+  WebhookEndpoints,
+  WebhookEndpointError,
+  ROTATION_OVERLAP_MS,
+  type DeliveryTarget,
+  type DisableReason,
+  type EndpointView,
+} from "./endpoints";
+export { validateWebhookUrl, MAX_URL_LENGTH } from "./validate-url";
+export { buildTestEvent } from "./test-event";
