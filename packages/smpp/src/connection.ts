@@ -1,5 +1,5 @@
 import type net from "node:net";
-import { encodePdu, PduFramer, type Pdu, type PduFields } from "./codec";
+import { encodePdu, PduFramer, type FramerEvent, type Pdu, type PduFields } from "./codec";
 import { NotBoundError } from "./errors";
 import { Fifo } from "./fifo";
 import { CommandStatus } from "./status";
@@ -17,6 +17,13 @@ export interface SmppConnectionOptions {
   onClose: (reason: string) => void;
   /** Each PDU received, for inactivity timers. */
   onActivity?: () => void;
+  /**
+   * Stop reading while the socket waits for 'drain'. A server sets it: a peer that sends
+   * requests but stops reading our responses would otherwise grow our write buffer
+   * without bound; paused, TCP pushes back on the peer instead. A client leaves it off,
+   * as it must keep reading responses to free its window. @defaultValue false
+   */
+  holdReadsWhileDraining?: boolean;
 }
 
 const RESPONSE_BIT = 0x80000000;
@@ -40,6 +47,10 @@ export class SmppConnection {
   }>();
   private closeReason: string | undefined;
   private closed = false;
+  /** Why reading is paused; it resumes once no reason is left. */
+  private readonly readHolds = new Set<string>();
+  /** PDUs read but not yet handled: one chunk can carry many, and a hold stops them too. */
+  private readonly unhandled = new Fifo<FramerEvent>();
 
   constructor(
     readonly socket: net.Socket,
@@ -74,6 +85,23 @@ export class SmppConnection {
     const send = () => this.send(command, fields, counted);
     if (!this.mustDrain && this.blocked.size === 0) return send();
     return new Promise((resolve, reject) => this.blocked.push({ send, resolve, reject }));
+  }
+
+  /** Pauses reading PDUs while any `reason` holds it (a full window, a blocked write), resumes after. */
+  holdReading(reason: string, hold: boolean): void {
+    const before = this.readHolds.size;
+    if (hold) this.readHolds.add(reason);
+    else this.readHolds.delete(reason);
+    if (before === 0 && this.readHolds.size > 0) this.socket.pause();
+    else if (before > 0 && this.readHolds.size === 0 && !this.closed) {
+      this.handleUnhandled();
+      if (this.readHolds.size === 0) this.socket.resume();
+    }
+  }
+
+  /** True while reading is paused. */
+  get isReadingHeld(): boolean {
+    return this.readHolds.size > 0;
   }
 
   /** Answers `request` with its `_resp` carrying `status` and, when OK, `fields`. */
@@ -117,7 +145,10 @@ export class SmppConnection {
       });
     }
     // socket.write() returning false means the kernel buffer is full: issue no new request until 'drain'.
-    if (!this.socket.write(frame)) this.mustDrain = true;
+    if (!this.socket.write(frame) && !this.mustDrain) {
+      this.mustDrain = true;
+      if (this.options.holdReadsWhileDraining) this.holdReading("drain", true);
+    }
   }
 
   /** Encodes, tracks and writes a request now. */
@@ -138,6 +169,7 @@ export class SmppConnection {
   /** Writes blocked requests, oldest first, until the socket pushes back again. */
   private drained(): void {
     this.mustDrain = false;
+    if (this.options.holdReadsWhileDraining) this.holdReading("drain", false);
     while (!this.mustDrain && !this.closed) {
       const next = this.blocked.shift();
       if (!next) break;
@@ -146,16 +178,23 @@ export class SmppConnection {
   }
 
   private receive(chunk: Buffer): void {
-    for (const event of this.framer.push(chunk)) {
+    for (const event of this.framer.push(chunk)) this.unhandled.push(event);
+    this.handleUnhandled();
+  }
+
+  private handleUnhandled(): void {
+    while (this.readHolds.size === 0 && !this.closed) {
+      const event = this.unhandled.shift();
+      if (!event) return;
       if (event.type === "malformed") {
         // A stream with one unreadable PDU has lost its framing or its peer is broken: nack what we can and close
         // (the smpp package's own Session would instead wedge silently, NOTES-smpp).
         if (event.sequenceNumber !== undefined) this.nack(event.sequenceNumber, event.status);
         this.end(`malformed PDU: ${event.reason}`, 200);
+        this.unhandled.drain();
         return;
       }
       this.dispatch(event.pdu);
-      if (this.closed) return;
     }
   }
 

@@ -39,6 +39,12 @@ export interface SmppServerSessionOptions {
   responseTimeoutMs?: number;
   /** Close the session after this long without a PDU from the peer; 0 turns it off. @defaultValue 120000 */
   inactivityTimeoutMs?: number;
+  /**
+   * The peer's requests we handle at once; at this many, we stop reading until one is
+   * answered, so a peer with a larger window is slowed by TCP instead of queueing work
+   * in our memory. @defaultValue 100
+   */
+  maxPendingRequests?: number;
 }
 
 interface ServerSessionEvents {
@@ -72,6 +78,7 @@ export class SmppServerSession extends EventEmitter<ServerSessionEvents> {
   private readonly connection: SmppConnection;
   private readonly inactivityTimer: NodeJS.Timeout | undefined;
   private isBinding = false;
+  private pendingRequests = 0;
   /** The bind this session holds, once bound. */
   bind: BindRequest | undefined;
 
@@ -83,9 +90,10 @@ export class SmppServerSession extends EventEmitter<ServerSessionEvents> {
     this.connection = new SmppConnection(socket, {
       windowSize: options.windowSize ?? 10,
       responseTimeoutMs: options.responseTimeoutMs ?? 10000,
-      onRequest: (pdu) => void this.handleRequest(pdu),
+      onRequest: (pdu) => void this.handleCounted(pdu),
       onClose: (reason) => this.handleClose(reason),
       onActivity: () => this.inactivityTimer?.refresh(),
+      holdReadsWhileDraining: true,
     });
     const inactivityMs = options.inactivityTimeoutMs ?? 120000;
     if (inactivityMs > 0)
@@ -131,6 +139,26 @@ export class SmppServerSession extends EventEmitter<ServerSessionEvents> {
   /** Closes the socket at once. */
   destroy(reason: string): void {
     this.connection.destroy(reason);
+  }
+
+  /** Requests of the peer being handled now. */
+  get pending(): number {
+    return this.pendingRequests;
+  }
+
+  /** True while reading is paused (window full or writes blocked). */
+  get isReadingHeld(): boolean {
+    return this.connection.isReadingHeld;
+  }
+
+  private async handleCounted(pdu: Pdu): Promise<void> {
+    const max = this.options.maxPendingRequests ?? 100;
+    if (++this.pendingRequests >= max) this.connection.holdReading("window", true);
+    try {
+      await this.handleRequest(pdu);
+    } finally {
+      if (--this.pendingRequests < max) this.connection.holdReading("window", false);
+    }
   }
 
   private async handleRequest(pdu: Pdu): Promise<void> {
