@@ -1,6 +1,7 @@
 import { ApiError, type ErrorCode, type FieldError } from "@sms/errors";
 import { newId } from "@sms/ids";
 import type { GroupCommitter } from "./group-committer";
+import type { OtpRow } from "./persist.sql";
 import {
   assertSenderAuthorized,
   prepareMessage,
@@ -48,6 +49,36 @@ export class MessageAcceptor {
     assertSenderAuthorized(account, draft.senderId);
     const message = prepareMessage(account, draft, { source, batchId: null, now: new Date() }, this.options);
     await this.committer.commit({ accountId: account.id, messages: [message] });
+    return message;
+  }
+
+  /**
+   * Accepts the SMS of an OTP and writes the OTP row (canceling older pending OTPs of
+   * the phone) in the same transaction: no OTP without its SMS, no SMS without its OTP.
+   * The sender is the platform's OTP sender, so it is not checked against the account's list.
+   */
+  async acceptOtp(
+    account: AcceptingAccount,
+    draft: MessageDraft & { otpId: string },
+    otp: Omit<OtpRow, "accountId" | "messageId" | "createdAt" | "id">,
+  ): Promise<PreparedMessage> {
+    const message = prepareMessage(
+      account,
+      draft,
+      { source: "otp", batchId: null, now: new Date() },
+      this.options,
+    );
+    await this.committer.commit({
+      accountId: account.id,
+      messages: [message],
+      otp: {
+        ...otp,
+        id: draft.otpId,
+        accountId: account.id,
+        messageId: message.id,
+        createdAt: message.createdAt,
+      },
+    });
     return message;
   }
 

@@ -1,13 +1,14 @@
 import type pg from "pg";
 import { ApiError } from "@sms/errors";
 import type { PreparedMessage } from "./prepare";
-import { lockBalances, writeFlush, type BatchRow } from "./persist.sql";
+import { lockBalances, writeFlush, type BatchRow, type OtpRow } from "./persist.sql";
 
 /** One acceptance: its messages are charged and stored all together or not at all. */
 export interface CommitItem {
   accountId: string;
   messages: PreparedMessage[];
   batch?: BatchRow;
+  otp?: OtpRow;
 }
 
 export interface GroupCommitterOptions {
@@ -84,6 +85,7 @@ export class GroupCommitter {
       const accepted: PreparedMessage[] = [];
       const balancesAfter: bigint[] = [];
       const batches: BatchRow[] = [];
+      const otps: OtpRow[] = [];
       for (const entry of pending) {
         const { item } = entry;
         const balance = balances.get(item.accountId);
@@ -112,10 +114,11 @@ export class GroupCommitter {
         balances.set(item.accountId, running);
         changed.set(item.accountId, running);
         if (item.batch) batches.push(item.batch);
+        if (item.otp) otps.push(item.otp);
         outcomes.set(entry, null);
       }
       if (accepted.length)
-        await writeFlush(client, { messages: accepted, balancesAfter, batches, balances: changed });
+        await writeFlush(client, { messages: accepted, balancesAfter, batches, otps, balances: changed });
       await client.query("COMMIT");
     } catch (error) {
       await client?.query("ROLLBACK").catch(() => undefined);

@@ -25,12 +25,28 @@ export async function lockBalances(
   return new Map(rows.map((row) => [row.id, BigInt(row.balance)]));
 }
 
+/** An OTP whose SMS is in the same acceptance: written, and older pending ones of its phone canceled, with it. */
+export interface OtpRow {
+  id: string;
+  accountId: string;
+  phone: string;
+  /** HMAC of the code (never the code). */
+  codeHmac: Buffer;
+  length: number;
+  maxAttempts: number;
+  messageId: string;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
 export interface FlushWrite {
   /** Accepted messages, in acceptance order. */
   messages: PreparedMessage[];
   /** Balance after each message's charge, aligned with `messages`. */
   balancesAfter: bigint[];
   batches: BatchRow[];
+  /** In acceptance order; a later OTP for the same account and phone supersedes an earlier one. */
+  otps: OtpRow[];
   /** New balance per account. */
   balances: Map<string, bigint>;
 }
@@ -42,17 +58,33 @@ export interface FlushWrite {
 const WRITE_FLUSH = `
 WITH m AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                       $9::int[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::bigint[])
+                       $9::int[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::bigint[],
+                       $27::text[], $28::text[])
     AS t(id, account_id, batch_id, source, to_number, sender_id, body, encoding, segment_count, credits, status,
-         scheduled_at, created_at, balance_after)
+         scheduled_at, created_at, balance_after, otp_id, body_sealed)
 ), batches_in AS (
   INSERT INTO batches (id, account_id, sender_id, total, accepted, rejected, created_at)
   SELECT * FROM unnest($15::text[], $16::text[], $17::text[], $18::int[], $19::int[], $20::int[], $21::timestamptz[])
 ), messages_in AS (
   INSERT INTO messages (id, account_id, batch_id, source, to_number, sender_id, body, encoding, segment_count,
-                        credits_charged, status, status_sequence, scheduled_at, created_at, updated_at)
+                        credits_charged, status, status_sequence, scheduled_at, created_at, updated_at, otp_id, body_sealed)
   SELECT id, account_id, batch_id, source::"MessageSource", to_number, sender_id, body, encoding::"MessageEncoding",
-         segment_count, credits, status::"MessageStatus", 1, scheduled_at, created_at, created_at FROM m
+         segment_count, credits, status::"MessageStatus", 1, scheduled_at, created_at, created_at, otp_id, body_sealed FROM m
+), o AS (
+  SELECT * FROM unnest($29::text[], $30::text[], $31::text[], $32::text[], $33::int[], $34::text[], $35::int[],
+                       $36::text[], $37::timestamptz[], $38::timestamptz[])
+    AS t(id, account_id, phone, code_hmac, length, status, max_attempts, message_id, expires_at, created_at)
+), otps_superseded AS (
+  -- The account row is locked (lockBalances), so an earlier flush's OTPs are committed and seen here;
+  -- this statement's own inserts are not (one snapshot), so a new OTP is never canceled by itself.
+  UPDATE otps AS old SET status = 'canceled', updated_at = now()
+  FROM (SELECT DISTINCT account_id, phone FROM o) AS n
+  WHERE old.account_id = n.account_id AND old.phone = n.phone AND old.status = 'pending'
+), otps_in AS (
+  INSERT INTO otps (id, account_id, phone, code_hmac, length, status, max_attempts, message_id, expires_at,
+                    created_at, updated_at)
+  SELECT id, account_id, phone, decode(code_hmac, 'hex'), length, status::"OtpStatus", max_attempts, message_id,
+         expires_at, created_at, created_at FROM o
 ), events_in AS (
   INSERT INTO message_events (message_id, sequence, status, occurred_at)
   SELECT id, 1, status::"MessageStatus", created_at FROM m
@@ -110,10 +142,31 @@ export async function writeFlush(client: pg.PoolClient, write: FlushWrite): Prom
           sender_id: m.senderId,
           segments: m.segments,
           batch_id: m.batchId,
+          otp_id: m.otpId,
         }),
       ),
       [...write.balances.keys()],
       [...write.balances.values()].map(String),
+      column((m) => m.otpId),
+      column((m) => m.sealedBody),
+      ...otpColumns(write.otps),
     ],
   });
+}
+
+function otpColumns(otps: OtpRow[]): unknown[] {
+  // Within one flush only the last OTP of an account and phone stays pending.
+  const latest = new Map(otps.map((otp) => [`${otp.accountId} ${otp.phone}`, otp]));
+  return [
+    otps.map((o) => o.id),
+    otps.map((o) => o.accountId),
+    otps.map((o) => o.phone),
+    otps.map((o) => o.codeHmac.toString("hex")),
+    otps.map((o) => o.length),
+    otps.map((o) => (latest.get(`${o.accountId} ${o.phone}`) === o ? "pending" : "canceled")),
+    otps.map((o) => o.maxAttempts),
+    otps.map((o) => o.messageId),
+    otps.map((o) => o.expiresAt),
+    otps.map((o) => o.createdAt),
+  ];
 }

@@ -20,6 +20,10 @@ export interface MessageDraft {
   scheduledAt?: string | null;
   /** What is stored and reported instead of the text (OTP messages are redacted, DESIGN §7). */
   storedBody?: string;
+  /** The real text sealed for the dispatcher, when storedBody is not it (see @sms/otp). */
+  sealedBody?: string;
+  /** The OTP whose code this message carries. */
+  otpId?: string;
 }
 
 /** A message that passed validation and is ready to be charged and persisted. */
@@ -31,6 +35,8 @@ export interface PreparedMessage {
   to: string;
   senderId: string;
   storedBody: string;
+  sealedBody: string | null;
+  otpId: string | null;
   encoding: "GSM7" | "UCS2";
   segments: number;
   credits: number;
@@ -93,6 +99,8 @@ export function prepareMessage(
     to,
     senderId: draft.senderId,
     storedBody: draft.storedBody ?? draft.message,
+    sealedBody: draft.sealedBody ?? null,
+    otpId: draft.otpId ?? null,
     encoding: analysis.encoding === "GSM-7" ? "GSM7" : "UCS2",
     segments: analysis.segments,
     credits: analysis.segments * options.creditsPerSegment,

@@ -132,6 +132,7 @@ describe("applyTransition (real PostgreSQL)", () => {
             "delivered_at",
             "error_code",
             "error_message",
+            "otp_id",
             "previous_status",
             "segments",
             "sender_id",

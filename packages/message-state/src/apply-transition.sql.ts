@@ -27,11 +27,13 @@ WITH old AS (
     failed_at = CASE WHEN $2::"MessageStatus" = 'failed' THEN $4::timestamptz ELSE m.failed_at END,
     canceled_at = CASE WHEN $2::"MessageStatus" = 'canceled' THEN $4::timestamptz ELSE m.canceled_at END,
     error_code = COALESCE($5::text, m.error_code),
-    error_message = COALESCE($6::text, m.error_message)
+    error_message = COALESCE($6::text, m.error_message),
+    -- An OTP text is needed only while the message waits for a carrier (DESIGN §7).
+    body_sealed = CASE WHEN $2::"MessageStatus" IN ('scheduled', 'queued') THEN m.body_sealed END
   FROM old
   WHERE m.id = old.id AND old.status = ANY($3::"MessageStatus"[])
   RETURNING m.id, m.account_id, m.status, m.status_sequence, m.to_number, m.sender_id, m.segment_count,
-            m.batch_id, m.credits_charged, m.sent_at, m.delivered_at, m.error_code, m.error_message,
+            m.batch_id, m.otp_id, m.credits_charged, m.sent_at, m.delivered_at, m.error_code, m.error_message,
             old.status AS previous_status
 ), event_in AS (
   INSERT INTO message_events (message_id, sequence, status, previous_status, error_code, error_message, occurred_at)
@@ -41,7 +43,7 @@ WITH old AS (
   SELECT $7::text, account_id, id, $8::text, status_sequence,
          jsonb_build_object(
            'to', to_number, 'status', status, 'previous_status', previous_status, 'sender_id', sender_id,
-           'segments', segment_count, 'batch_id', batch_id, 'error_code', error_code, 'error_message', error_message,
+           'segments', segment_count, 'batch_id', batch_id, 'otp_id', otp_id, 'error_code', error_code, 'error_message', error_message,
            'sent_at', to_char(sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
            'delivered_at', to_char(delivered_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
   FROM upd WHERE $8::text IS NOT NULL

@@ -78,6 +78,7 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
         sender_id: "ACME",
         segments: 1,
         batch_id: null,
+        otp_id: null,
         error_code: null,
         error_message: null,
         sent_at: null,

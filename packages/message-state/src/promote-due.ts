@@ -21,7 +21,7 @@ WITH due AS (
 )
 UPDATE messages AS m SET status = 'queued', status_sequence = m.status_sequence + 1, updated_at = now()
 FROM due WHERE m.id = due.id AND m.status = 'scheduled'
-RETURNING m.id, m.account_id, m.status_sequence, m.to_number, m.sender_id, m.segment_count, m.batch_id`;
+RETURNING m.id, m.account_id, m.status_sequence, m.to_number, m.sender_id, m.segment_count, m.batch_id, m.otp_id`;
 
 // History, webhook outbox and dispatch outbox of every promoted message, set-based.
 const RECORD_PROMOTED = `
@@ -45,6 +45,7 @@ interface PromotedRow {
   sender_id: string;
   segment_count: number;
   batch_id: string | null;
+  otp_id: string | null;
 }
 
 /**
@@ -83,6 +84,7 @@ export async function promoteDueScheduled(db: Queryable, options: PromoteOptions
             sender_id: r.sender_id,
             segments: r.segment_count,
             batch_id: r.batch_id,
+            otp_id: r.otp_id,
             error_code: null,
             error_message: null,
             sent_at: null,

@@ -42,7 +42,15 @@ export async function createTestWorld(): Promise<TestWorld> {
     databaseUrl,
     redisUrl,
     redisPrefix,
-    env: { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_PREFIX: redisPrefix, LOG_LEVEL: "warn" },
+    env: {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: redisPrefix,
+      LOG_LEVEL: "warn",
+      // The deployment's secrets: fresh per world, as no two deployments share them.
+      SECRET_ENCRYPTION_KEY: crypto.randomBytes(32).toString("base64"),
+      OTP_HMAC_SECRET: crypto.randomBytes(32).toString("base64url"),
+    },
     async destroy() {
       const client = new pg.Client({ connectionString: withDatabase(postgresUrl, "postgres") });
       await client.connect();

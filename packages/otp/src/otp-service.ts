@@ -1,0 +1,181 @@
+import crypto from "node:crypto";
+import type pg from "pg";
+import { ApiError } from "@sms/errors";
+import { isId, newId } from "@sms/ids";
+import { normalizePhone, type MessageAcceptor } from "@sms/message-acceptance";
+import type { SecretBox } from "@sms/secret-box";
+import { generateCode, hashCode } from "./code";
+import { checkCode, findOtp, type OtpRecord, type OtpStatus } from "./otp.sql";
+import { sealOtpText } from "./sealed-text";
+import type { SendLimiter } from "./send-limit";
+import { checkTemplate, DEFAULT_TEMPLATE, redactTemplate, renderTemplate } from "./template";
+
+export interface OtpOptions {
+  /** Server-side secret of the code HMACs (OTP_HMAC_SECRET). */
+  hmacSecret: string;
+  /** Wrong codes an OTP takes before it fails; DESIGN §7 @defaultValue 5 */
+  maxAttempts: number;
+  /** Sender id of OTP messages (the platform's, not checked against the account's list). @defaultValue "Verify" */
+  senderId: string;
+}
+
+export interface SendOtpRequest {
+  phone: string;
+  /** Digits of the code, 4 to 8. @defaultValue 6 */
+  length?: number;
+  /** Lifetime in seconds, 30 to 3600. @defaultValue 300 */
+  expiry?: number;
+  /** Text with `{code}` exactly once. @defaultValue DEFAULT_TEMPLATE */
+  template?: string;
+}
+
+export interface OtpView {
+  otp_id: string;
+  status: OtpStatus;
+  phone: string;
+  length: number;
+  attempts_remaining: number;
+  expires_at: string;
+  verified_at: string | null;
+  created_at: string;
+  message_id: string;
+}
+
+export interface VerifyResult {
+  otp_id: string;
+  verified: boolean;
+  status: OtpStatus;
+  attempts_remaining: number;
+}
+
+const notFound = () => new ApiError("NOT_FOUND", "No OTP with this otp_id exists for this account.");
+
+/** Sends and verifies OTPs for the gateway: synchronous answers, the SMS through the normal pipeline. */
+export class OtpService {
+  constructor(
+    private readonly deps: { pool: pg.Pool; acceptor: MessageAcceptor; limiter: SendLimiter; box: SecretBox },
+    private readonly options: OtpOptions,
+  ) {}
+
+  /** Generates a code, stores its HMAC and accepts the SMS; a newer OTP cancels the phone's pending one. */
+  async send(accountId: string, request: SendOtpRequest) {
+    const phone = normalizePhone(request.phone, "phone");
+    const length = request.length ?? 6;
+    const expiry = request.expiry ?? 300;
+    const template = request.template ?? DEFAULT_TEMPLATE;
+    checkTemplate(template);
+    const decision = await this.deps.limiter.take(accountId, phone);
+    if (!decision.allowed) {
+      throw new ApiError(
+        "OTP_SEND_LIMIT",
+        `Too many OTPs were sent to this phone recently; retry in ${decision.retryAfterSeconds} s.`,
+        { field: "phone", retryAfterSeconds: decision.retryAfterSeconds },
+      );
+    }
+    const otpId = newId("otp");
+    const code = generateCode(length);
+    const text = renderTemplate(template, code);
+    const expiresAt = new Date(Date.now() + expiry * 1000);
+    try {
+      const message = await this.deps.acceptor.acceptOtp(
+        { id: accountId, senderIds: new Set() },
+        {
+          to: phone,
+          message: text,
+          senderId: this.options.senderId,
+          storedBody: redactTemplate(template, length),
+          sealedBody: sealOtpText(this.deps.box, otpId, text),
+          otpId,
+        },
+        {
+          phone,
+          codeHmac: hashCode(this.options.hmacSecret, otpId, phone, code),
+          length,
+          maxAttempts: this.options.maxAttempts,
+          expiresAt,
+        },
+      );
+      return {
+        otp_id: otpId,
+        status: "pending" as const,
+        phone,
+        length,
+        expires_at: expiresAt.toISOString(),
+        message_id: message.id,
+      };
+    } catch (error) {
+      await this.deps.limiter.release(accountId, phone, decision.token).catch(() => undefined);
+      // The text is the rendered template: a too-long text is the template's fault.
+      if (error instanceof ApiError && error.field === "message")
+        throw new ApiError(error.code, error.message.replace(/^message/, "template"), { field: "template" });
+      throw error;
+    }
+  }
+
+  /** Checks one code: 200 for a checked code (right or wrong), an ApiError for an OTP not open to guesses. */
+  async verify(accountId: string, otpId: string, code: string): Promise<VerifyResult> {
+    if (!isId("otp", otpId)) throw notFound();
+    const otp = await findOtp(this.deps.pool, accountId, otpId);
+    if (!otp) throw notFound();
+    if (effectiveStatus(otp) !== "pending") throw closedError(otp);
+    const codeHmac = hashCode(this.options.hmacSecret, otp.id, otp.phone, code);
+    const checked = await checkCode(this.deps.pool, accountId, otp.id, codeHmac, crypto.randomBytes(32));
+    if (!checked) {
+      // Another request closed it between the read and the guess (or it just expired).
+      const now = await findOtp(this.deps.pool, accountId, otpId);
+      throw closedError(now ?? otp);
+    }
+    return {
+      otp_id: otp.id,
+      verified: checked.status === "verified",
+      status: checked.status,
+      attempts_remaining: Math.max(0, checked.maxAttempts - checked.attempts),
+    };
+  }
+
+  /** The status of an OTP, never its code. */
+  async get(accountId: string, otpId: string): Promise<OtpView> {
+    if (!isId("otp", otpId)) throw notFound();
+    const otp = await findOtp(this.deps.pool, accountId, otpId);
+    if (!otp) throw notFound();
+    return {
+      otp_id: otp.id,
+      status: effectiveStatus(otp),
+      phone: otp.phone,
+      length: otp.length,
+      attempts_remaining: Math.max(0, otp.maxAttempts - otp.attempts),
+      expires_at: otp.expiresAt.toISOString(),
+      verified_at: otp.verifiedAt?.toISOString() ?? null,
+      created_at: otp.createdAt.toISOString(),
+      message_id: otp.messageId,
+    };
+  }
+}
+
+/** A pending OTP past its expiry is expired, whether or not the OTP service has marked it yet. */
+export function effectiveStatus(otp: Pick<OtpRecord, "status" | "expiresAt">, now = new Date()): OtpStatus {
+  return otp.status === "pending" && otp.expiresAt <= now ? "expired" : otp.status;
+}
+
+function closedError(otp: OtpRecord): ApiError {
+  switch (effectiveStatus(otp)) {
+    case "verified":
+      return new ApiError("OTP_ALREADY_VERIFIED", "This OTP was already verified; a code works once.", {
+        field: "otp_id",
+      });
+    case "failed": {
+      const retryAfterSeconds = Math.max(1, Math.ceil((otp.expiresAt.getTime() - Date.now()) / 1000));
+      return new ApiError(
+        "OTP_MAX_ATTEMPTS",
+        `Too many wrong codes: this OTP is locked for good; send a new one.`,
+        { field: "otp_id", retryAfterSeconds },
+      );
+    }
+    case "canceled":
+      return new ApiError("OTP_EXPIRED", "This OTP was replaced by a newer one sent to the same phone.", {
+        field: "otp_id",
+      });
+    default:
+      return new ApiError("OTP_EXPIRED", "This OTP has expired; send a new one.", { field: "otp_id" });
+  }
+}
