@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
@@ -52,6 +53,12 @@ export async function createBenchAccount(
   return { accountId, key: apiKey.key };
 }
 
+// One run's deployment secrets, shared by the services it starts (the gateway seals what the dispatcher opens).
+const BENCH_SECRETS = {
+  SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY ?? crypto.randomBytes(32).toString("base64"),
+  OTP_HMAC_SECRET: process.env.OTP_HMAC_SECRET ?? crypto.randomBytes(32).toString("base64"),
+};
+
 /** Starts a built service as its own process and waits for its /readyz. */
 export async function startService(
   name: string,
@@ -65,7 +72,7 @@ export async function startService(
       path.join(root, "services", name, "dist", "main.js"),
     ],
     {
-      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      env: { ...process.env, LOG_LEVEL: "warn", ...BENCH_SECRETS, ...env },
       stdio: ["ignore", "inherit", "inherit"],
     },
   );

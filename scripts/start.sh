@@ -7,6 +7,16 @@ export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/sms}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
 export PORT="${PORT:-3000}"
 export GATEWAY_URL="${GATEWAY_URL:-http://127.0.0.1:${PORT}}"
+# This machine's secrets (the OTP code HMAC key, the key sealing OTP texts and webhook
+# secrets): made once and kept in .env (git-ignored), as sealed values must open after a restart.
+for name in SECRET_ENCRYPTION_KEY OTP_HMAC_SECRET; do
+  if [ -z "${!name:-}" ] && ! grep -qs "^${name}=" .env; then
+    echo "${name}=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64"))')" >>.env
+  fi
+done
+set -a
+[ -f .env ] && . ./.env
+set +a
 
 bash scripts/setup.sh
 out=$(bash scripts/migrate.sh 2>&1) || { echo "$out" >&2; exit 1; }

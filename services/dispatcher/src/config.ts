@@ -1,4 +1,13 @@
 import { commonSettings, envInt, loadConfig, z } from "@sms/config";
+import { parseEncryptionKey } from "@sms/secret-box";
+
+const isEncryptionKey = (value: string) => {
+  try {
+    return parseEncryptionKey(value).length === 32;
+  } catch {
+    return false;
+  }
+};
 
 const DispatcherSettings = z.object({
   ...commonSettings,
@@ -20,6 +29,8 @@ const DispatcherSettings = z.object({
   SUBMIT_RETRY_LIMIT: envInt(5, 0, 100),
   /** First back-off after ESME_RTHROTTLED / ESME_RMSGQFUL, doubled each time (capped at 5 s). */
   THROTTLE_BACKOFF_MS: envInt(100, 1, 5000),
+  /** 32 bytes in base64 (openssl rand -base64 32): opens the sealed texts of OTP messages. */
+  SECRET_ENCRYPTION_KEY: z.string().refine(isEncryptionKey, "must be 32 random bytes in base64"),
 });
 
 export type DispatcherConfig = z.infer<typeof DispatcherSettings>;

@@ -1,6 +1,8 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
+import { openOtpText } from "@sms/otp";
 import type { RateLimiter } from "@sms/rate-limit";
+import type { SecretBox } from "@sms/secret-box";
 import { splitMessage, type SmsPart } from "@sms/sms-encoding";
 import { describeStatus, isOutcomeUnknown, NotBoundError } from "@sms/smpp";
 import type { CarrierPool, CarrierRow } from "./carrier-pool";
@@ -22,6 +24,8 @@ export interface DispatchContext {
   carriers: CarrierPool;
   limiter: RateLimiter;
   logger: Logger;
+  /** Opens the sealed texts of OTP messages (SECRET_ENCRYPTION_KEY). */
+  box: SecretBox;
   /** Throttled/temporary answers retried on the spot before the job is retried later. */
   retryLimit: number;
   /** First back-off after a throttled answer, doubled each time. */
@@ -55,7 +59,15 @@ export async function dispatchMessage(
 ): Promise<"sent" | "failed" | "skipped"> {
   const message = await loadMessage(ctx.pool, messageId);
   if (!message || message.status !== "queued") return "skipped";
-  const parts = splitMessage(message.body, { reference: concatReference(message.id) });
+  // An OTP message stores a redacted body; the text to send is sealed beside it.
+  const text = message.otpId
+    ? message.bodySealed && openOtpText(ctx.box, message.otpId, message.bodySealed)
+    : message.body;
+  if (!text) {
+    await failMessage(ctx.pool, message.id, null, "TEXT_UNAVAILABLE", "The sealed OTP text is gone.");
+    return "failed";
+  }
+  const parts = splitMessage(text, { reference: concatReference(message.id) });
   const known = new Map(message.segments.map((s) => [s.seq, s]));
   const todo = parts
     .map((_, i) => i + 1)

@@ -4,6 +4,7 @@ import type { Logger } from "@sms/logger";
 import { openWorker, QUEUES, type DispatchJob, type Job } from "@sms/queues";
 import { createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
+import { createSecretBox } from "@sms/secret-box";
 import { Batcher } from "@sms/db";
 import { CarrierPool } from "./carrier-pool";
 import type { DispatcherConfig } from "./config";
@@ -42,6 +43,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     carriers,
     limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
     logger,
+    box: createSecretBox(config.SECRET_ENCRYPTION_KEY),
     retryLimit: config.SUBMIT_RETRY_LIMIT,
     backoffMs: config.THROTTLE_BACKOFF_MS,
     marks: new Batcher((marks) => markSubmitting(database.pool, marks), { maxBatch: 500, maxConcurrent: 2 }),

@@ -9,6 +9,9 @@ export interface DispatchMessage {
   to: string;
   senderId: string;
   body: string;
+  /** The real text of an OTP message, sealed (body is redacted); null once it left queued. */
+  bodySealed: string | null;
+  otpId: string | null;
   status: string;
   segmentCount: number;
   messagesPerSecond: number;
@@ -27,7 +30,7 @@ export async function loadMessage(
 ): Promise<(DispatchMessage & { segments: SegmentRow[] }) | undefined> {
   const { rows } = await pool.query({
     name: "dispatch-load-message",
-    text: `SELECT m.id, m.account_id, m.to_number, m.sender_id, m.body, m.status, m.segment_count, a.messages_per_second,
+    text: `SELECT m.id, m.account_id, m.to_number, m.sender_id, m.body, m.body_sealed, m.otp_id, m.status, m.segment_count, a.messages_per_second,
                   COALESCE((SELECT json_agg(json_build_object('seq', s.seq, 'status', s.status, 'carrierId', s.carrier_id) ORDER BY s.seq)
                             FROM message_segments s WHERE s.message_id = m.id), '[]') AS segments
            FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,
@@ -42,6 +45,8 @@ export async function loadMessage(
     to: row.to_number,
     senderId: row.sender_id,
     body: row.body,
+    bodySealed: row.body_sealed,
+    otpId: row.otp_id,
     status: row.status,
     segmentCount: row.segment_count,
     messagesPerSecond: row.messages_per_second,
