@@ -11,6 +11,8 @@ export type DispatchJob = z.infer<typeof DispatchJob>;
 export const WebhookDeliverJob = z.object({
   eventId: z.string().startsWith("evt_"),
   accountId: z.string().startsWith("acc_"),
+  /** Attempts already made when this job was queued (a replay starts the schedule again from here). */
+  baseAttempt: z.number().int().nonnegative().optional(),
 });
 export type WebhookDeliverJob = z.infer<typeof WebhookDeliverJob>;
 

@@ -7,4 +7,3 @@ export {
   type EndpointView,
 } from "./endpoints";
 export { validateWebhookUrl, MAX_URL_LENGTH } from "./validate-url";
-export { buildTestEvent } from "./test-event";

@@ -1,0 +1,1 @@
+export { relayOutbox, startOutboxRelay, type RelayProducers, type RelayResult } from "./relay";

@@ -1,0 +1,143 @@
+import crypto from "node:crypto";
+import { Queue } from "bullmq";
+import { createDatabase, type Database } from "@sms/db";
+import { applyTransition } from "@sms/message-state";
+import { insertAccount, insertMessage } from "@sms/message-state/test/fixtures";
+import {
+  createSmppReceiptProducer,
+  createWebhookDeliverProducer,
+  queuePrefix,
+  QUEUES,
+  type QueueName,
+} from "@sms/queues";
+import { createRedis, type Redis } from "@sms/redis";
+import { createSecretBox } from "@sms/secret-box";
+import { createTestWorld, type TestWorld } from "@sms/testing";
+import { WebhookEndpoints } from "@sms/webhook-endpoints";
+import { relayOutbox, type RelayProducers } from "./index";
+
+describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
+  let world: TestWorld;
+  let db: Database;
+  let connection: Redis;
+  let producers: RelayProducers;
+  let endpoints: WebhookEndpoints;
+
+  beforeAll(async () => {
+    world = await createTestWorld();
+    db = createDatabase(world.databaseUrl, { poolSize: 6 });
+    connection = createRedis(world.redisUrl, "queue");
+    const context = { connection, prefix: world.redisPrefix };
+    producers = {
+      webhooks: createWebhookDeliverProducer(context),
+      smppReceipts: createSmppReceiptProducer(context),
+    };
+    endpoints = new WebhookEndpoints(db.prisma, createSecretBox(crypto.randomBytes(32).toString("base64")), {
+      allowLoopback: true,
+      allowHttp: true,
+    });
+  });
+  afterAll(async () => {
+    await producers.webhooks.close();
+    await producers.smppReceipts.close();
+    connection.disconnect();
+    await db.close();
+    await world.destroy();
+  });
+
+  async function jobIds(name: QueueName): Promise<string[]> {
+    const queue = new Queue(name, { connection, prefix: queuePrefix(world.redisPrefix, name) });
+    const jobs = await queue.getJobs(["waiting", "delayed", "active"]);
+    await queue.close();
+    return jobs.map((job) => job.id!).sort();
+  }
+
+  /** A message failed before reaching a carrier: one `message.failed` outbox event. */
+  async function failedMessage(accountId: string, source = "api"): Promise<string> {
+    const id = await insertMessage(db.pool, { accountId });
+    if (source !== "api")
+      await db.pool.query(`UPDATE messages SET source = $2::"MessageSource" WHERE id = $1`, [id, source]);
+    await applyTransition(db.pool, { messageId: id, to: "failed", at: new Date(), errorCode: "NO_ROUTE" });
+    return id;
+  }
+
+  it("creates a delivery per event of an account with an endpoint, queues it, and marks every event published", async () => {
+    const withEndpoint = await insertAccount(db.pool);
+    const without = await insertAccount(db.pool);
+    const disabled = await insertAccount(db.pool);
+    await endpoints.register(withEndpoint, "http://127.0.0.1:9/hooks");
+    await endpoints.register(disabled, "http://127.0.0.1:9/hooks");
+    await endpoints.disable(disabled, "operator");
+    const delivered = await failedMessage(withEndpoint);
+    await failedMessage(without);
+    const parked = await failedMessage(disabled);
+
+    const result = await relayOutbox(db.pool, producers, { limit: 100 });
+    expect(result).toEqual({ events: 3, webhooks: 1, smppReceipts: 0 });
+
+    const { rows } = await db.pool.query(
+      "SELECT message_id, status::text, event_type, payload, last_error FROM webhook_deliveries ORDER BY status",
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows.find((r) => r.message_id === parked)).toMatchObject({
+      status: "failed",
+      last_error: "endpoint disabled",
+    });
+    const pending = rows.find((r) => r.message_id === delivered);
+    expect(pending).toMatchObject({ status: "pending", event_type: "message.failed" });
+    expect(pending.payload).toMatchObject({
+      event: "message.failed",
+      message_id: delivered,
+      data: {
+        status: "failed",
+        previous_status: "queued",
+        error_code: "NO_ROUTE",
+        sequence: 2,
+        otp_id: null,
+      },
+    });
+    expect(JSON.stringify(pending.payload)).not.toContain("secret text");
+    const { rows: events } = await db.pool.query("SELECT id FROM outbox_events WHERE published_at IS NULL");
+    expect(events).toHaveLength(0);
+    const { rows: ids } = await db.pool.query(
+      "SELECT event_id FROM webhook_deliveries WHERE status = 'pending'",
+    );
+    expect(await jobIds(QUEUES.webhookDeliver)).toEqual(ids.map((r) => r.event_id));
+    expect(await relayOutbox(db.pool, producers, { limit: 100 })).toEqual({
+      events: 0,
+      webhooks: 0,
+      smppReceipts: 0,
+    });
+  });
+
+  it("queues an smpp.dlr-out job for each event of a message submitted over SMPP", async () => {
+    const accountId = await insertAccount(db.pool);
+    const messageId = await failedMessage(accountId, "smpp");
+    const result = await relayOutbox(db.pool, producers, { limit: 100 });
+    expect(result).toEqual({ events: 1, webhooks: 0, smppReceipts: 1 });
+    const { rows } = await db.pool.query("SELECT id FROM outbox_events WHERE message_id = $1", [messageId]);
+    expect(await jobIds(QUEUES.smppDlrOut)).toContain(rows[0].id);
+  });
+
+  it("two relays at once publish every event exactly once", async () => {
+    const accountId = await insertAccount(db.pool, 10_000);
+    await endpoints.register(accountId, "http://127.0.0.1:9/hooks");
+    await Promise.all(Array.from({ length: 300 }, () => failedMessage(accountId)));
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        let total = 0;
+        for (;;) {
+          const { events } = await relayOutbox(db.pool, producers, { limit: 25 });
+          if (events === 0) return total;
+          total += events;
+        }
+      }),
+    );
+    expect(results.reduce((a, b) => a + b, 0)).toBe(300);
+    const { rows } = await db.pool.query(
+      "SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS messages FROM webhook_deliveries WHERE account_id = $1",
+      [accountId],
+    );
+    expect(rows[0]).toEqual({ n: 300, messages: 300 });
+  });
+});

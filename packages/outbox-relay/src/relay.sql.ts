@@ -1,0 +1,38 @@
+/**
+ * Claims the oldest unpublished events and marks them published, in the caller's
+ * transaction. SKIP LOCKED lets relays on several replicas take disjoint rows; the
+ * mark only sticks if the transaction commits, so a crash leaves them for the next.
+ */
+export const CLAIM_EVENTS = `
+WITH claimed AS (
+  SELECT id FROM outbox_events
+  WHERE published_at IS NULL
+  ORDER BY created_at
+  LIMIT $1
+  FOR UPDATE SKIP LOCKED
+), marked AS (
+  UPDATE outbox_events AS o SET published_at = now()
+  FROM claimed WHERE o.id = claimed.id
+  RETURNING o.id, o.account_id, o.message_id, o.type, o.sequence, o.payload, o.created_at
+)
+SELECT marked.*, m.source::text AS source, e.enabled AS endpoint_enabled
+FROM marked
+JOIN messages AS m ON m.id = marked.message_id
+LEFT JOIN webhook_endpoints AS e ON e.account_id = marked.account_id
+ORDER BY marked.created_at, marked.sequence`;
+
+/**
+ * One delivery per event for an account with an endpoint: pending, or failed at once
+ * when the endpoint is disabled (kept, so a replay can send it after re-enabling).
+ * ON CONFLICT: a relay retried after a lost commit acknowledgement writes nothing twice.
+ */
+export const INSERT_DELIVERIES = `
+INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, payload, status, next_attempt_at, last_error, created_at)
+SELECT d.event_id, d.account_id, d.message_id, d.event_type, d.payload::jsonb, d.status::"WebhookDeliveryStatus",
+       CASE WHEN d.status = 'pending' THEN now() END,
+       CASE WHEN d.status = 'failed' THEN 'endpoint disabled' END,
+       d.created_at
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+  AS d(event_id, account_id, message_id, event_type, payload, status, created_at)
+ON CONFLICT (event_id) DO NOTHING
+RETURNING event_id, account_id, status::text AS status`;

@@ -1,0 +1,155 @@
+import type pg from "pg";
+import type { Logger } from "@sms/logger";
+import type {
+  SmppReceiptJob,
+  SmppReceiptProducer,
+  WebhookDeliverJob,
+  WebhookDeliverProducer,
+} from "@sms/queues";
+import { toWebhookEvent, type OutboxRow } from "@sms/webhook-events";
+import { CLAIM_EVENTS, INSERT_DELIVERIES } from "./relay.sql";
+
+interface ClaimedRow extends OutboxRow {
+  source: string;
+  /** null when the account has no endpoint. */
+  endpoint_enabled: boolean | null;
+}
+
+export interface RelayProducers {
+  webhooks: WebhookDeliverProducer;
+  smppReceipts: SmppReceiptProducer;
+}
+
+export interface RelayResult {
+  /** Events published by this call. */
+  events: number;
+  /** Deliveries created and queued. */
+  webhooks: number;
+  /** Receipt jobs queued for the smpp-server. */
+  smppReceipts: number;
+}
+
+/**
+ * Publishes up to `limit` outbox events in one transaction:
+ * - a webhook_deliveries row per event of an account with an endpoint, queued on
+ *   webhook.deliver after the commit (the worker reads the row, so it must exist
+ *   first); if that enqueue fails, the webhook reconciler finds the pending row;
+ * - an smpp.dlr-out job per event of a message submitted over SMPP, queued before the
+ *   commit (the job carries all it needs; a rollback means it is queued again under
+ *   the same job id, which BullMQ ignores while the first exists).
+ */
+export async function relayOutbox(
+  pool: pg.Pool,
+  producers: RelayProducers,
+  options: { limit: number },
+): Promise<RelayResult> {
+  const client = await pool.connect();
+  let toQueue: WebhookDeliverJob[] = [];
+  let events = 0;
+  let smppReceipts = 0;
+  try {
+    await client.query("BEGIN");
+    const { rows } = await client.query<ClaimedRow>({
+      name: "outbox-relay-claim",
+      text: CLAIM_EVENTS,
+      values: [options.limit],
+    });
+    events = rows.length;
+    if (rows.length > 0) {
+      toQueue = await insertDeliveries(
+        client,
+        rows.filter((row) => row.endpoint_enabled !== null),
+      );
+      const receipts = rows.filter((row) => row.source === "smpp").map(toSmppReceipt);
+      await producers.smppReceipts.enqueue(receipts);
+      smppReceipts = receipts.length;
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+  await producers.webhooks.enqueue(toQueue);
+  return { events, webhooks: toQueue.length, smppReceipts };
+}
+
+async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Promise<WebhookDeliverJob[]> {
+  if (rows.length === 0) return [];
+  const { rows: inserted } = await client.query<{ event_id: string; account_id: string; status: string }>({
+    name: "outbox-relay-deliveries",
+    text: INSERT_DELIVERIES,
+    values: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.account_id),
+      rows.map((r) => r.message_id),
+      rows.map((r) => r.type),
+      rows.map((r) => JSON.stringify(toWebhookEvent(r))),
+      rows.map((r) => (r.endpoint_enabled ? "pending" : "failed")),
+      rows.map((r) => r.created_at),
+    ],
+  });
+  return inserted
+    .filter((row) => row.status === "pending")
+    .map((row) => ({ eventId: row.event_id, accountId: row.account_id }));
+}
+
+function toSmppReceipt(row: ClaimedRow): SmppReceiptJob {
+  const payload = row.payload;
+  return {
+    eventId: row.id,
+    accountId: row.account_id,
+    messageId: row.message_id,
+    status: payload.status as SmppReceiptJob["status"],
+    previousStatus: (payload.previous_status as string | null | undefined) ?? null,
+    sequence: row.sequence,
+    errorCode: (payload.error_code as string | null | undefined) ?? null,
+    occurredAt: row.created_at.toISOString(),
+  };
+}
+
+/** Runs relayOutbox until stopped: again at once while batches come back full, else every `idleMs`. */
+export function startOutboxRelay(options: {
+  pool: pg.Pool;
+  producers: RelayProducers;
+  logger: Logger;
+  batchSize: number;
+  idleMs: number;
+  onBatch?: (result: RelayResult) => void;
+}): { stop(): Promise<void> } {
+  let stopping = false;
+  let wake: (() => void) | null = null;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  const loop = (async () => {
+    let failures = 0;
+    while (!stopping) {
+      try {
+        const result = await relayOutbox(options.pool, options.producers, { limit: options.batchSize });
+        failures = 0;
+        options.onBatch?.(result);
+        if (result.events < options.batchSize) await sleep(options.idleMs);
+      } catch (error) {
+        failures++;
+        // An outage: back off up to 5 s; the events wait in the database meanwhile.
+        if (failures === 1 || failures % 50 === 0)
+          options.logger.warn("outbox relay failed; will retry", { error: String(error), failures });
+        await sleep(Math.min(5000, options.idleMs * 2 ** Math.min(failures, 8)));
+      }
+    }
+  })();
+  return {
+    async stop() {
+      stopping = true;
+      wake?.();
+      await loop;
+    },
+  };
+}

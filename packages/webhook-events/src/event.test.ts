@@ -1,0 +1,65 @@
+import { renderWebhookBody, toWebhookEvent, type OutboxRow } from "./index";
+
+const row: OutboxRow = {
+  id: "evt_1",
+  account_id: "acc_1",
+  message_id: "msg_1",
+  type: "message.failed",
+  sequence: 3,
+  payload: {
+    status: "failed",
+    to: "+447700900123",
+    previous_status: "sent",
+    error_code: "UNDELIVERABLE",
+    message: "the text must never go out",
+    body: "nor this",
+    segments: 2,
+  },
+  created_at: new Date("2026-11-22T10:00:00.123Z"),
+};
+
+describe("webhook event", () => {
+  it("has exactly the DESIGN §5 keys, nulls for what is unknown, and no text", () => {
+    const event = toWebhookEvent(row);
+    expect(event).toEqual({
+      event: "message.failed",
+      message_id: "msg_1",
+      timestamp: "2026-11-22T10:00:00.123Z",
+      data: {
+        to: "+447700900123",
+        status: "failed",
+        sender_id: null,
+        segments: 2,
+        error_code: "UNDELIVERABLE",
+        error_message: null,
+        delivered_at: null,
+        sent_at: null,
+        sequence: 3,
+        previous_status: "sent",
+        batch_id: null,
+        otp_id: null,
+      },
+    });
+    expect(renderWebhookBody(event)).not.toMatch(/text must never|nor this/);
+  });
+
+  it("renders the same bytes whatever order the stored keys come back in", () => {
+    const event = toWebhookEvent(row);
+    const shuffled = JSON.parse(
+      JSON.stringify({
+        data: event.data,
+        timestamp: event.timestamp,
+        message_id: event.message_id,
+        event: event.event,
+      }),
+    );
+    const reordered = { ...shuffled, data: Object.fromEntries(Object.entries(shuffled.data).reverse()) };
+    expect(renderWebhookBody(reordered)).toBe(renderWebhookBody(event));
+    expect(Object.keys(JSON.parse(renderWebhookBody(reordered)))).toEqual([
+      "event",
+      "message_id",
+      "timestamp",
+      "data",
+    ]);
+  });
+});

@@ -1,0 +1,68 @@
+/** An outbox_events row as the relay reads it. */
+export interface OutboxRow {
+  id: string;
+  account_id: string;
+  message_id: string;
+  type: string;
+  sequence: number;
+  payload: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** The `data` keys of DESIGN §5, in the order they are sent. */
+const DATA_KEYS = [
+  "to",
+  "status",
+  "sender_id",
+  "segments",
+  "error_code",
+  "error_message",
+  "delivered_at",
+  "sent_at",
+  "sequence",
+  "previous_status",
+  "batch_id",
+  "otp_id",
+] as const;
+
+export type WebhookData = Record<(typeof DATA_KEYS)[number], unknown>;
+
+export interface WebhookEvent {
+  event: string;
+  message_id: string;
+  /** When the status changed. */
+  timestamp: string;
+  data: WebhookData;
+}
+
+/**
+ * The webhook event of an outbox row (DESIGN §5): every key present (null when not
+ * known), `sequence` from the row, and nothing else, so the message text can never
+ * leak in even if a writer put it in the payload.
+ */
+export function toWebhookEvent(row: OutboxRow): WebhookEvent {
+  const data = {} as WebhookData;
+  for (const key of DATA_KEYS) data[key] = row.payload[key] ?? null;
+  data.sequence = row.sequence;
+  return {
+    event: row.type,
+    message_id: row.message_id,
+    timestamp: row.created_at.toISOString(),
+    data,
+  };
+}
+
+/**
+ * The exact text POSTed. Keys are written in the documented order whatever order the
+ * stored JSON (jsonb sorts keys) comes back in, so every attempt sends the same bytes.
+ */
+export function renderWebhookBody(event: WebhookEvent): string {
+  const data: Record<string, unknown> = {};
+  for (const key of DATA_KEYS) data[key] = event.data[key] ?? null;
+  return JSON.stringify({
+    event: event.event,
+    message_id: event.message_id,
+    timestamp: event.timestamp,
+    data,
+  });
+}
