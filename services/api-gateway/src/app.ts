@@ -4,6 +4,7 @@ import type { ApiKeyDirectory } from "@sms/auth";
 import type { PrismaClient } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import type { MessageAcceptor } from "@sms/message-acceptance";
+import type { OtpService } from "@sms/otp";
 import { rateLimitMiddleware, type RateLimiter } from "@sms/rate-limit";
 import type { GatewayConfig } from "./config";
 import { assignRequestId, errorHandler, notFound } from "@sms/http-errors";
@@ -16,6 +17,7 @@ import { accountRoutes } from "./routes/account.route";
 import { docsRoutes } from "./routes/docs.route";
 import { messageRoutes } from "./routes/messages.route";
 import { messagesCostOf } from "./routes/message-cost";
+import { otpRoutes } from "./routes/otp.route";
 import { sendRoutes } from "./routes/send.route";
 
 export interface GatewayDeps {
@@ -30,6 +32,7 @@ export interface GatewayDeps {
   directory: ApiKeyDirectory;
   limiter: RateLimiter;
   acceptor: MessageAcceptor;
+  otp: OtpService;
   readiness: Record<string, ReadinessCheck>;
   isShuttingDown: () => boolean;
 }
@@ -68,6 +71,7 @@ export function buildApp(deps: GatewayDeps): express.Express {
   app.use(raiseBodyError);
   app.use(idempotency(deps.prisma, deps.config.IDEMPOTENCY_TTL_HOURS));
   app.use(sendRoutes(deps.acceptor));
+  app.use(otpRoutes(deps.otp));
   app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));
   app.use(messageRoutes(deps.prisma, deps.pool));
   app.use(notFound);

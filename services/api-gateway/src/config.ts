@@ -1,4 +1,13 @@
 import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
+import { parseEncryptionKey } from "@sms/secret-box";
+
+const isEncryptionKey = (value: string) => {
+  try {
+    return parseEncryptionKey(value).length === 32;
+  } catch {
+    return false;
+  }
+};
 
 const GatewaySettings = z.object({
   ...commonSettings,
@@ -26,6 +35,18 @@ const GatewaySettings = z.object({
   DOCS_ENABLED: envBoolean(true),
   /** Trust X-Forwarded-* from this many proxies (for client IPs in logs). */
   TRUST_PROXY_HOPS: envInt(0, 0, 10),
+  /** Secret of the OTP code HMACs (at least 32 characters; openssl rand -base64 32). Changing it voids pending OTPs. */
+  OTP_HMAC_SECRET: z.string().min(32),
+  /** 32 bytes in base64: seals the text of OTP messages for the dispatcher (DESIGN §7). */
+  SECRET_ENCRYPTION_KEY: z.string().refine(isEncryptionKey, "must be 32 random bytes in base64"),
+  /** Wrong codes an OTP takes before it fails (DESIGN §7: 5). */
+  OTP_MAX_ATTEMPTS: envInt(5, 1, 100),
+  /** OTPs sent to one phone by one account per window (DESIGN §7: 5 per 10 minutes). */
+  OTP_SENDS_PER_WINDOW: envInt(5, 1, 10000),
+  /** The window of OTP_SENDS_PER_WINDOW in seconds. */
+  OTP_SEND_WINDOW_SECONDS: envInt(600, 1, 86400),
+  /** Sender id of OTP messages: the platform's own, not one of the account's. */
+  OTP_SENDER_ID: z.string().min(1).max(16).default("Verify"),
 });
 
 export type GatewayConfig = z.infer<typeof GatewaySettings>;

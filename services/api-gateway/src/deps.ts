@@ -2,6 +2,8 @@ import { createApiKeyDirectory } from "@sms/auth";
 import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { createAcceptance } from "@sms/message-acceptance";
+import { createSendLimiter, OtpService } from "@sms/otp";
+import { createSecretBox } from "@sms/secret-box";
 import { createDispatchProducer } from "@sms/queues";
 import { createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
@@ -49,6 +51,23 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
     directory: createApiKeyDirectory(database.prisma, { cacheSeconds: config.AUTH_CACHE_SECONDS }),
     limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
     acceptor: acceptance.acceptor,
+    otp: new OtpService(
+      {
+        pool: database.pool,
+        acceptor: acceptance.acceptor,
+        limiter: createSendLimiter(redis, {
+          prefix: config.REDIS_PREFIX,
+          limit: config.OTP_SENDS_PER_WINDOW,
+          windowSeconds: config.OTP_SEND_WINDOW_SECONDS,
+        }),
+        box: createSecretBox(config.SECRET_ENCRYPTION_KEY),
+      },
+      {
+        hmacSecret: config.OTP_HMAC_SECRET,
+        maxAttempts: config.OTP_MAX_ATTEMPTS,
+        senderId: config.OTP_SENDER_ID,
+      },
+    ),
     readiness: {
       postgres: async () => void (await database.pool.query("SELECT 1")),
       redis: async () => void (await redis.ping()),

@@ -3,6 +3,14 @@ import { z } from "zod";
 import { ERROR_STATUS } from "@sms/errors";
 import { ErrorResponse, MessageIdParam } from "./schemas/common";
 import {
+  OtpIdParam,
+  OtpView,
+  SendOtpRequest,
+  SendOtpResponse,
+  VerifyOtpRequest,
+  VerifyOtpResponse,
+} from "./schemas/otp";
+import {
   AccountView,
   BatchView,
   BulkSmsRequest,
@@ -110,6 +118,42 @@ export function buildOpenApiDocument(serverUrl = "/") {
     responses: { 200: json(BatchView, "The batch"), ...errors(404, ...common) },
   });
   registry.registerPath({
+    method: "post",
+    path: "/v1/otp/send",
+    summary: "Send a one-time code by SMS; a newer OTP to the same phone cancels the pending one",
+    tags: ["OTP"],
+    request: {
+      headers: idempotencyHeader,
+      body: { content: { "application/json": { schema: SendOtpRequest } }, required: true },
+    },
+    responses: {
+      201: json(SendOtpResponse, "The OTP is pending and its SMS queued"),
+      ...errors(400, 402, 409, 413, 415, ...common),
+    },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/v1/otp/verify",
+    summary: "Check a code: 200 with verified true or false; each OTP takes 5 wrong codes, and works once",
+    tags: ["OTP"],
+    request: {
+      headers: idempotencyHeader,
+      body: { content: { "application/json": { schema: VerifyOtpRequest } }, required: true },
+    },
+    responses: {
+      200: json(VerifyOtpResponse, "The code was checked"),
+      ...errors(400, 404, 409, 410, 413, 415, ...common),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/otp/{otp_id}",
+    summary: "The status of an OTP (never its code)",
+    tags: ["OTP"],
+    request: { params: OtpIdParam },
+    responses: { 200: json(OtpView, "The OTP"), ...errors(404, ...common) },
+  });
+  registry.registerPath({
     method: "get",
     path: "/v1/account",
     summary: "Balance, limits and authorized sender ids",
@@ -123,7 +167,7 @@ export function buildOpenApiDocument(serverUrl = "/") {
       title: "SMS platform API",
       version: "1.0.0",
       description:
-        "Send SMS and bulk SMS, schedule, and read statuses. Errors share one shape: {error: {code, message, field, request_id}}.",
+        "Send SMS and bulk SMS, schedule, read statuses, and send and verify one-time codes. Errors share one shape: {error: {code, message, field, request_id}}.",
     },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }],

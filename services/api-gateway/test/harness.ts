@@ -1,7 +1,7 @@
 import { generateApiKey, PERMISSIONS, type Permission } from "@sms/auth";
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
-import { createLogger } from "@sms/logger";
+import { createLogger, type Logger } from "@sms/logger";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { loadGatewayConfig } from "../src/config";
 import { startGateway, type RunningGateway } from "../src/server";
@@ -39,6 +39,7 @@ export interface TestGateway {
 export async function startTestGateway(
   env: Record<string, string> = {},
   world?: TestWorld,
+  logger: Logger = createLogger("api-gateway-test", "error"),
 ): Promise<TestGateway> {
   const ownWorld = world ?? (await createTestWorld());
   const config = loadGatewayConfig({
@@ -48,7 +49,7 @@ export async function startTestGateway(
     AUTH_CACHE_SECONDS: "0",
     ...env,
   });
-  const gateway = await startGateway(config, createLogger("api-gateway-test", "error"));
+  const gateway = await startGateway(config, logger);
   const db = createDatabase(ownWorld.databaseUrl, { poolSize: 4 });
   const url = `http://127.0.0.1:${gateway.port}`;
   return {

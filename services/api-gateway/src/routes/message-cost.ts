@@ -7,7 +7,7 @@ import type { Request } from "express";
  */
 export function messagesCostOf(req: Request): number {
   if (req.method !== "POST") return 0;
-  if (req.path === "/v1/sms/send") return 1;
+  if (req.path === "/v1/sms/send" || req.path === "/v1/otp/send") return 1;
   if (req.path === "/v1/sms/bulk") {
     const messages = (req.body as { messages?: unknown } | undefined)?.messages;
     return Array.isArray(messages) ? messages.length : 0;

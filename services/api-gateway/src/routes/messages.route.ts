@@ -12,6 +12,8 @@ import { cancelScheduledMessage } from "./cancel";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { toMessageView, toStatusChange } from "./views";
 
+const otpSummary = { id: true, status: true, expiresAt: true } as const;
+
 const notFound = () => new ApiError("NOT_FOUND", "No message with this id exists for this account.");
 
 /** GET /v1/sms, GET /v1/sms/{id}, POST /v1/sms/{id}/cancel. Every query is scoped to the caller's account. */
@@ -40,6 +42,7 @@ export function messageRoutes(prisma: PrismaClient, pool: pg.Pool): Router {
       where,
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: query.limit + 1,
+      include: { otp: { select: otpSummary } },
     });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
@@ -54,7 +57,7 @@ export function messageRoutes(prisma: PrismaClient, pool: pg.Pool): Router {
     if (!isId("msg", message_id)) throw notFound();
     const message = await prisma.message.findFirst({
       where: { id: message_id, accountId: authOf(res).account.id },
-      include: { events: { orderBy: { sequence: "asc" } } },
+      include: { events: { orderBy: { sequence: "asc" } }, otp: { select: otpSummary } },
     });
     if (!message) throw notFound();
     res.json({ ...toMessageView(message), history: message.events.map(toStatusChange) });

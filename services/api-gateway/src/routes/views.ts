@@ -1,9 +1,10 @@
-import type { Message, MessageEvent } from "@sms/db";
+import type { Message, MessageEvent, Otp } from "@sms/db";
+import { effectiveStatus } from "@sms/otp";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** The public shape of a stored message (never the raw database row). */
-export function toMessageView(message: Message) {
+export function toMessageView(message: Message & { otp?: Pick<Otp, "id" | "status" | "expiresAt"> | null }) {
   return {
     message_id: message.id,
     status: message.status,
@@ -24,6 +25,8 @@ export function toMessageView(message: Message) {
     canceled_at: iso(message.canceledAt),
     error_code: message.errorCode,
     error_message: message.errorMessage,
+    // The OTP this SMS carries, with the OTP's own status (pending, verified, …): never its code.
+    otp: message.otp ? { otp_id: message.otp.id, status: effectiveStatus(message.otp) } : null,
   };
 }
 

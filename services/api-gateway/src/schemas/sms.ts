@@ -102,6 +102,13 @@ export const MessageView = z
     canceled_at: z.string().nullable(),
     error_code: z.string().nullable(),
     error_message: z.string().nullable(),
+    otp: z
+      .object({
+        otp_id: z.string(),
+        status: z.enum(["pending", "verified", "expired", "failed", "canceled"]),
+      })
+      .nullable()
+      .meta({ description: "For an OTP's SMS: the OTP and its status (never the code)" }),
   })
   .meta({ id: "Message" });
 
