@@ -4,6 +4,7 @@ import type { Redis } from "@sms/redis";
 import { queuePrefix, type QueueName } from "./names";
 
 export type { Job, Processor } from "bullmq";
+export { DelayedError } from "bullmq";
 
 /** Connection and namespace shared by every queue of a process. */
 export interface QueueContext {

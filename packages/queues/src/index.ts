@@ -1,6 +1,6 @@
 export { QUEUES, queuePrefix, type QueueName } from "./names";
 export { DispatchJob, WebhookDeliverJob, SmppReceiptJob } from "./payloads";
-export { openQueue, openWorker, type QueueContext, type Job, type Processor } from "./bullmq";
+export { openQueue, openWorker, DelayedError, type QueueContext, type Job, type Processor } from "./bullmq";
 export { createDispatchProducer, type DispatchProducer } from "./dispatch.producer";
 export {
   createWebhookDeliverProducer,

@@ -60,3 +60,12 @@ export function createSecretBox(base64Key: string): SecretBox {
     },
   };
 }
+
+/** For config schemas: true when `value` is a usable SECRET_ENCRYPTION_KEY. */
+export function isEncryptionKey(value: string): boolean {
+  try {
+    return parseEncryptionKey(value).length === 32;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,46 @@
+import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
+import { isEncryptionKey } from "@sms/secret-box";
+import { DEFAULT_RETRY_SCHEDULE_MS } from "./schedule";
+
+const msList = (defaultValue: readonly number[]) =>
+  z
+    .string()
+    .regex(/^\d+(,\d+)*$/, "comma-separated milliseconds")
+    .default(defaultValue.join(","))
+    .transform((value) => value.split(",").map(Number));
+
+const WebhookDeliverySettings = z.object({
+  ...commonSettings,
+  /** Port of /healthz and /readyz. */
+  PORT: envInt(3040, 0, 65535),
+  /** Deliveries in flight in this process (they mostly wait on customers' servers). */
+  WEBHOOK_CONCURRENCY: envInt(200, 1, 5000),
+  /** Deliveries in flight to one endpoint across every replica: a slow endpoint holds at most this many slots. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: envInt(20, 1, 1000),
+  /** One attempt's bound (DESIGN §5: 15 s). */
+  WEBHOOK_TIMEOUT_MS: envInt(15_000, 100, 60_000),
+  /** Waits before the 2nd, 3rd, … attempt, each ±20%; its length + 1 is the number of attempts. */
+  WEBHOOK_RETRY_SCHEDULE_MS: msList(DEFAULT_RETRY_SCHEDULE_MS),
+  /** An endpoint failing without a success for this long is disabled (DESIGN §5: 5 days). */
+  WEBHOOK_DISABLE_AFTER_MS: envInt(5 * 24 * 3600 * 1000, 1000, 365 * 24 * 3600 * 1000),
+  /** Loopback targets (127.0.0.0/8, ::1): only for local use and tests. */
+  WEBHOOK_ALLOW_LOOPBACK: envBoolean(false),
+  /** Plain http:// targets: only for local use and tests (DESIGN §5: https outside development). */
+  WEBHOOK_ALLOW_HTTP: envBoolean(false),
+  /** A pending delivery this far past its time is queued again (its job was lost, e.g. a Redis flush). */
+  WEBHOOK_RECONCILE_STALE_MS: envInt(300_000, 100, 86_400_000),
+  /** Milliseconds between reconciler runs. */
+  WEBHOOK_RECONCILE_INTERVAL_MS: envInt(30_000, 100, 3_600_000),
+  /** Endpoint settings are re-read this often (a rotation or a new URL takes effect within it). */
+  WEBHOOK_ENDPOINT_CACHE_MS: envInt(5000, 0, 600_000),
+  /** 32 bytes in base64: opens the sealed signing secrets. */
+  SECRET_ENCRYPTION_KEY: z.string().refine(isEncryptionKey, "must be 32 random bytes in base64"),
+  /** Bound on a graceful stop; attempts still running then are handed back (BullMQ stalls them to another worker). */
+  SHUTDOWN_TIMEOUT_MS: envInt(8000, 100, 120_000),
+});
+
+export type WebhookDeliveryConfig = z.infer<typeof WebhookDeliverySettings>;
+
+export function loadWebhookDeliveryConfig(env: NodeJS.ProcessEnv = process.env): WebhookDeliveryConfig {
+  return loadConfig(WebhookDeliverySettings, env);
+}

@@ -1,0 +1,137 @@
+import { createDatabase } from "@sms/db";
+import { startHealthServer } from "@sms/health";
+import type { Logger } from "@sms/logger";
+import {
+  createWebhookDeliverProducer,
+  openWorker,
+  QUEUES,
+  type Job,
+  type WebhookDeliverJob,
+} from "@sms/queues";
+import { createRedis } from "@sms/redis";
+import { createSecretBox } from "@sms/secret-box";
+import { WebhookEndpoints } from "@sms/webhook-endpoints";
+import { createWebhookSender } from "@sms/webhook-sender";
+import type { WebhookDeliveryConfig } from "./config";
+import { deliver, type DeliverContext } from "./deliver.processor";
+import { DeliveryStore } from "./delivery-store";
+import { EndpointHealth } from "./endpoint-health";
+import { createEndpointLeases } from "./endpoint-leases";
+import { startWebhookReconciler } from "./reconciler";
+
+export interface RunningWebhookDelivery {
+  port: number;
+  /** Attempts made by this process, by outcome. */
+  attempts: Record<string, number>;
+  reconcileOnce(): Promise<number>;
+  /** SIGTERM path: not ready, stop taking jobs, give running attempts until the bound, then close everything. */
+  stop(): Promise<void>;
+}
+
+export async function startWebhookDelivery(
+  config: WebhookDeliveryConfig,
+  logger: Logger,
+): Promise<RunningWebhookDelivery> {
+  const database = createDatabase(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: "webhook-delivery",
+    connectTimeoutMs: 30_000,
+  });
+  const redis = createRedis(config.REDIS_URL, "command");
+  const queueConnection = createRedis(config.REDIS_URL, "queue");
+  const queueContext = { connection: queueConnection, prefix: config.REDIS_PREFIX };
+  const policy = { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowHttp: config.WEBHOOK_ALLOW_HTTP };
+  const endpoints = new WebhookEndpoints(
+    database.prisma,
+    createSecretBox(config.SECRET_ENCRYPTION_KEY),
+    policy,
+  );
+  const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, ...policy });
+  const attempts: Record<string, number> = { success: 0, gone: 0, failure: 0 };
+  const context: DeliverContext = {
+    store: new DeliveryStore(database.pool),
+    endpoints: new EndpointHealth(endpoints, database.pool, logger, {
+      cacheMs: config.WEBHOOK_ENDPOINT_CACHE_MS,
+      disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+    }),
+    leases: createEndpointLeases(redis, {
+      prefix: config.REDIS_PREFIX,
+      cap: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+      leaseMs: config.WEBHOOK_TIMEOUT_MS + 5000,
+    }),
+    sender,
+    logger,
+    retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
+    capWaitMs: 500,
+    onAttempt: (outcome) => {
+      attempts[outcome] = (attempts[outcome] ?? 0) + 1;
+    },
+  };
+  const worker = openWorker<WebhookDeliverJob>(
+    queueContext,
+    QUEUES.webhookDeliver,
+    async (job: Job<WebhookDeliverJob>, token?: string) => deliver(context, job, token),
+    {
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      // Longer than one attempt's bound, so a slow endpoint never makes a job look stalled.
+      lockDuration: config.WEBHOOK_TIMEOUT_MS + 15_000,
+      // Jobs of a worker that died are taken over and sent again, with the same webhook-id.
+      maxStalledCount: 1000,
+    },
+  );
+  worker.on("failed", (job, error) => {
+    logger.warn("webhook job failed; BullMQ retries it", {
+      event_id: job?.data.eventId,
+      error: error.message,
+    });
+  });
+  worker.on("error", (error) => logger.warn("webhook worker error", { error: error.message }));
+  const producer = createWebhookDeliverProducer(queueContext);
+  const reconciler = startWebhookReconciler({
+    pool: database.pool,
+    producer,
+    logger,
+    staleMs: config.WEBHOOK_RECONCILE_STALE_MS,
+    intervalMs: config.WEBHOOK_RECONCILE_INTERVAL_MS,
+  });
+  let stopping = false;
+  const health = await startHealthServer(
+    config.PORT,
+    {
+      postgres: async () => void (await database.pool.query("SELECT 1")),
+      redis: async () => void (await redis.ping()),
+    },
+    () => stopping,
+  );
+  logger.info("webhook-delivery started", { port: health.port, concurrency: config.WEBHOOK_CONCURRENCY });
+
+  let stopped: Promise<void> | null = null;
+  const stop = async () => {
+    stopping = true;
+    reconciler.stop();
+    const closing = worker.close();
+    const finished = await Promise.race([
+      closing.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), config.SHUTDOWN_TIMEOUT_MS).unref()),
+    ]);
+    if (!finished) {
+      // Attempts still waiting on slow endpoints: their jobs stay active in Redis and
+      // another worker takes them over as stalled (same webhook-id, at-least-once).
+      logger.warn("attempts still running at the shutdown bound; handing them back");
+      await worker.close(true).catch(() => undefined);
+    }
+    await producer.close().catch(() => undefined);
+    sender.close();
+    queueConnection.disconnect();
+    redis.disconnect();
+    await database.close().catch(() => undefined);
+    await health.close();
+    logger.info("webhook-delivery stopped");
+  };
+  return {
+    port: health.port,
+    attempts,
+    reconcileOnce: () => reconciler.runOnce(),
+    stop: () => (stopped ??= stop()),
+  };
+}
