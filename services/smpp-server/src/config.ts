@@ -1,0 +1,64 @@
+import { commonSettings, envInt, loadConfig, z } from "@sms/config";
+
+const MINUTE = 60_000;
+const optionalPath = z.preprocess((value) => (value === "" ? undefined : value), z.string().optional());
+
+const SmppServerSettings = z.object({
+  ...commonSettings,
+  /** Port of /healthz, /readyz and /metrics. */
+  PORT: envInt(3060, 0, 65535),
+  /** Address the health port and the SMPP listeners bind to. */
+  HOST: z.string().default("0.0.0.0"),
+  /** SMPP port for customers (DESIGN §8); 0 picks a free one (tests). */
+  SMPP_PORT: envInt(2775, 0, 65535),
+  /** SMPP over TLS: its port, off unless SMPP_TLS_CERT_FILE and SMPP_TLS_KEY_FILE are set. */
+  SMPP_TLS_PORT: envInt(3775, 0, 65535),
+  /** PEM certificate chain of the TLS listener. */
+  SMPP_TLS_CERT_FILE: optionalPath,
+  /** PEM private key of the TLS listener. */
+  SMPP_TLS_KEY_FILE: optionalPath,
+  /** Our system_id in bind responses. */
+  SMPP_SYSTEM_ID: z.string().min(1).max(15).default("SMSPLATFORM"),
+  /** The customer's requests handled at once per bind; beyond it we stop reading (TCP pushes back). */
+  SMPP_MAX_PENDING_REQUESTS: envInt(100, 1, 10_000),
+  /** Our deliver_sm (receipts) outstanding at once per bind. */
+  SMPP_DELIVER_WINDOW: envInt(50, 1, 1000),
+  /** How long a deliver_sm or unbind waits for the customer's response, ms. */
+  SMPP_RESPONSE_TIMEOUT_MS: envInt(10_000, 100, 10 * MINUTE),
+  /** A bind that sends no PDU (not even enquire_link) for this long is unbound, ms; 0 never. */
+  SMPP_INACTIVITY_TIMEOUT_MS: envInt(2 * MINUTE, 0, 60 * MINUTE),
+  /** Wrong passwords in a row before the system_id is locked. */
+  BIND_FAILURES_BEFORE_LOCK: envInt(5, 1, 1000),
+  /** How long a locked system_id refuses every bind, ms. */
+  BIND_LOCK_MS: envInt(15 * MINUTE, 1000, 24 * 60 * MINUTE),
+  /** Extra wait before answering a wrong password, per failure in a row, ms (capped at 5 s). */
+  BIND_FAILURE_DELAY_MS: envInt(250, 0, 5000),
+  /** Parts of a concatenated message that stay incomplete this long are refused, ms. */
+  CONCAT_TIMEOUT_MS: envInt(2 * MINUTE, 1000, 24 * 60 * MINUTE),
+  /** A receipt the customer did not acknowledge is sent again after this long, ms. */
+  RECEIPT_RETRY_MS: envInt(30_000, 100, 60 * MINUTE),
+  /** How often pending receipts and incomplete concatenations are looked at, ms. */
+  RECEIPT_SWEEP_MS: envInt(1000, 50, MINUTE),
+  /** smpp.dlr-out jobs processed at once. */
+  DLR_OUT_CONCURRENCY: envInt(100, 1, 1000),
+  /** Most segments one message may have (DESIGN §3). */
+  MAX_SEGMENTS: envInt(10, 1, 255),
+  /** Credits charged per segment (DESIGN §4). */
+  CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
+  /** Seconds an account's limits and sender ids are cached per process. */
+  ACCOUNT_CACHE_SECONDS: envInt(5, 0, 3600),
+  /** Age in ms after which a dispatch_outbox row is re-enqueued by this process's relay. */
+  OUTBOX_STALE_AFTER_MS: envInt(10_000, 100, 60 * MINUTE),
+  /** Bound on a graceful stop: unbinds, in-flight submits and receipts get this long, ms. */
+  SHUTDOWN_TIMEOUT_MS: envInt(10_000, 100, 2 * MINUTE),
+});
+
+export type SmppServerConfig = z.infer<typeof SmppServerSettings>;
+
+/** Reads and validates the environment; throws a ConfigError naming every bad setting. */
+export function loadSmppServerConfig(env: NodeJS.ProcessEnv = process.env): SmppServerConfig {
+  const config = loadConfig(SmppServerSettings, env);
+  if (Boolean(config.SMPP_TLS_CERT_FILE) !== Boolean(config.SMPP_TLS_KEY_FILE))
+    throw new Error("SMPP_TLS_CERT_FILE and SMPP_TLS_KEY_FILE must be set together");
+  return config;
+}

@@ -1,0 +1,197 @@
+import { createDatabase } from "@sms/db";
+import type { Logger } from "@sms/logger";
+import { createAcceptance } from "@sms/message-acceptance";
+import { createDispatchProducer, openWorker, QUEUES, SmppReceiptJob, type Job } from "@sms/queues";
+import { createRateLimiter } from "@sms/rate-limit";
+import { createRedis } from "@sms/redis";
+import { CommandStatus } from "@sms/smpp";
+import { AccountDirectory } from "./accounts";
+import { createBindAuthenticator } from "./bind-authenticator";
+import { failStaleParts } from "./concatenation.sql";
+import type { SmppServerConfig } from "./config";
+import { createDlrOutProcessor } from "./dlr-out.processor";
+import { storeFailedPartReceipts } from "./failed-parts";
+import { startHttp } from "./http";
+import { startListener } from "./listener";
+import { ServerMetrics } from "./metrics";
+import { createQueryHandler } from "./query.handler";
+import { ReceiptPump } from "./receipt-pump";
+import { SessionRegistry } from "./sessions";
+import { createSubmitHandler } from "./submit.handler";
+
+export interface RunningSmppServer {
+  /** The plain SMPP port. */
+  smppPort: number;
+  /** The TLS SMPP port, when configured. */
+  tlsPort: number | undefined;
+  /** Port of /healthz, /readyz and /metrics. */
+  port: number;
+  metrics: ServerMetrics;
+  registry: SessionRegistry;
+  /**
+   * Graceful stop (bounded by SHUTDOWN_TIMEOUT_MS): not ready, stop listening, unbind every
+   * customer (in-flight submits are answered first), stop the receipt worker and sender, then
+   * close the queue, Redis, the database and the HTTP port. Unsent receipts stay in smpp_receipts.
+   */
+  stop(): Promise<void>;
+}
+
+/** Starts the SMPP listeners, the smpp.dlr-out consumer, the receipt sender and the health port. */
+export async function startSmppServer(config: SmppServerConfig, logger: Logger): Promise<RunningSmppServer> {
+  const database = createDatabase(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: "smpp-server",
+  });
+  const { pool, prisma } = database;
+  const redis = createRedis(config.REDIS_URL, "command");
+  const queueConnection = createRedis(config.REDIS_URL, "queue");
+  const queueContext = { connection: queueConnection, prefix: config.REDIS_PREFIX };
+  const producer = createDispatchProducer(queueContext);
+  const acceptance = createAcceptance({
+    pool,
+    producer,
+    logger,
+    options: {
+      maxSegments: config.MAX_SEGMENTS,
+      creditsPerSegment: config.CREDITS_PER_SEGMENT,
+      outbox: { staleAfterMs: config.OUTBOX_STALE_AFTER_MS },
+    },
+  });
+  const registry = new SessionRegistry();
+  const metrics = new ServerMetrics(() => registry.size);
+  const accounts = new AccountDirectory(prisma, config.ACCOUNT_CACHE_SECONDS);
+  const pump = new ReceiptPump(pool, registry, metrics, logger, {
+    claimSize: 500,
+    retryMs: config.RECEIPT_RETRY_MS,
+  });
+  const receiptsFor = async (parts: Parameters<typeof storeFailedPartReceipts>[1]) => {
+    for (const accountId of await storeFailedPartReceipts(pool, parts)) pump.kick(accountId);
+  };
+  const submit = createSubmitHandler({
+    pool,
+    accounts,
+    acceptor: acceptance.acceptor,
+    limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
+    metrics,
+    logger,
+    onPartsFailed: receiptsFor,
+  });
+  const query = createQueryHandler(pool);
+  const listener = await startListener(
+    {
+      host: config.HOST,
+      port: config.SMPP_PORT,
+      ...(config.SMPP_TLS_CERT_FILE && config.SMPP_TLS_KEY_FILE
+        ? {
+            tls: {
+              port: config.SMPP_TLS_PORT,
+              certFile: config.SMPP_TLS_CERT_FILE,
+              keyFile: config.SMPP_TLS_KEY_FILE,
+            },
+          }
+        : {}),
+      systemId: config.SMPP_SYSTEM_ID,
+      deliverWindow: config.SMPP_DELIVER_WINDOW,
+      responseTimeoutMs: config.SMPP_RESPONSE_TIMEOUT_MS,
+      inactivityTimeoutMs: config.SMPP_INACTIVITY_TIMEOUT_MS,
+      maxPendingRequests: config.SMPP_MAX_PENDING_REQUESTS,
+    },
+    {
+      authenticate: createBindAuthenticator({
+        prisma,
+        accounts,
+        registry,
+        logger,
+        policy: {
+          failuresBeforeLock: config.BIND_FAILURES_BEFORE_LOCK,
+          lockMs: config.BIND_LOCK_MS,
+          failureDelayMs: config.BIND_FAILURE_DELAY_MS,
+        },
+      }),
+      onRequest: async (pdu, accountId) => {
+        if (pdu.command === "submit_sm") return submit(pdu, accountId);
+        if (pdu.command === "query_sm") return query(pdu, accountId);
+        // submit_multi, data_sm, cancel_sm, replace_sm: not offered (README).
+        return { status: CommandStatus.ESME_RINVCMDID };
+      },
+      onReceiverBound: (accountId) => pump.kick(accountId),
+    },
+    registry,
+    metrics,
+    logger,
+  );
+  const processReceiptJob = createDlrOutProcessor(pool, (accountIds) =>
+    accountIds.forEach((id) => pump.kick(id)),
+  );
+  const worker = openWorker<SmppReceiptJob>(
+    queueContext,
+    QUEUES.smppDlrOut,
+    async (job: Job<SmppReceiptJob>) => processReceiptJob(SmppReceiptJob.parse(job.data)),
+    { concurrency: config.DLR_OUT_CONCURRENCY },
+  );
+  worker.on("failed", (job, error) =>
+    logger.warn("smpp.dlr-out job failed; BullMQ retries it while it has attempts", {
+      message_id: job?.data.messageId,
+      error: error.message,
+    }),
+  );
+  worker.on("error", () => undefined);
+  let sweeping = false;
+  const sweepTimer = setInterval(() => {
+    pump.sweep();
+    if (sweeping) return;
+    sweeping = true;
+    failStaleParts(pool, config.CONCAT_TIMEOUT_MS)
+      .then((parts) => (parts.length ? receiptsFor(parts) : undefined))
+      .catch((error: unknown) => logger.warn("concatenation sweep failed", { error: String(error) }))
+      .finally(() => (sweeping = false));
+  }, config.RECEIPT_SWEEP_MS);
+  acceptance.outbox.startRelay(config.OUTBOX_STALE_AFTER_MS);
+
+  let shuttingDown = false;
+  const http = await startHttp(
+    config.PORT,
+    config.HOST,
+    {
+      postgres: async () => void (await pool.query("SELECT 1")),
+      redis: async () => void (await redis.ping()),
+    },
+    () => shuttingDown,
+    metrics,
+  );
+  logger.info("smpp-server started", {
+    smpp_port: listener.port,
+    tls_port: listener.tlsPort,
+    port: http.port,
+  });
+
+  let stopped: Promise<void> | null = null;
+  const stop = async () => {
+    shuttingDown = true;
+    const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
+    const within = <T>(promise: Promise<T>) =>
+      Promise.race([
+        promise,
+        new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()))),
+      ]);
+    clearInterval(sweepTimer);
+    await within(listener.close());
+    await within(Promise.all([worker.close(), pump.stop()]));
+    await within(acceptance.close());
+    await within(producer.close());
+    // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
+    queueConnection.disconnect();
+    redis.disconnect();
+    await within(database.close());
+    await http.close();
+    logger.info("smpp-server stopped");
+  };
+  return {
+    smppPort: listener.port,
+    tlsPort: listener.tlsPort,
+    port: http.port,
+    metrics,
+    registry,
+    stop: () => (stopped ??= stop()),
+  };
+}

@@ -1,0 +1,114 @@
+import { decodeShortMessage, parseUdh, UnsupportedDataCodingError } from "@sms/sms-encoding";
+import { CommandStatus, EsmClass, type Pdu } from "@sms/smpp";
+
+/** A submit_sm we cannot take as sent; `status` is what submit_sm_resp carries. */
+export class SubmitRefusal extends Error {
+  override readonly name = "SubmitRefusal";
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Where a part belongs in a message the customer concatenated itself. */
+export interface PartInfo {
+  reference: number;
+  total: number;
+  seq: number;
+}
+
+/** What a submit_sm asks for, addresses as the customer wrote them. */
+export interface ParsedSubmit {
+  sourceAddr: string;
+  destinationAddr: string;
+  /** The destination as E.164 (+ added to international or bare-digit numbers). */
+  to: string;
+  registeredDelivery: number;
+  dataCoding: number;
+  /** The octets of this submit's text, without any UDH. */
+  octets: Buffer;
+  /** Set when this submit is one part of a longer message (UDH 8/16-bit reference or SAR TLVs). */
+  part?: PartInfo;
+}
+
+/** data_coding values whose text we decode (SMPP 3.4 §5.2.19). */
+const DECODABLE = new Set([0x00, 0x01, 0x03, 0x08]);
+/** TON 1 is international (SMPP 3.4 §5.2.5). */
+const TON_INTERNATIONAL = 1;
+
+/** Reads a submit_sm's addresses, text octets and concatenation; throws SubmitRefusal. */
+export function parseSubmit(pdu: Pdu): ParsedSubmit {
+  const sourceAddr = String(pdu.source_addr ?? "");
+  const destinationAddr = String(pdu.destination_addr ?? "");
+  if (!destinationAddr) throw new SubmitRefusal(CommandStatus.ESME_RINVDSTADR, "destination_addr is empty");
+  if (!sourceAddr) throw new SubmitRefusal(CommandStatus.ESME_RINVSRCADR, "source_addr is empty");
+  const dataCoding = Number(pdu.data_coding ?? 0);
+  if (!DECODABLE.has(dataCoding))
+    throw new SubmitRefusal(
+      CommandStatus.ESME_RSUBMITFAIL,
+      new UnsupportedDataCodingError(dataCoding).message,
+    );
+  const esmClass = Number(pdu.esm_class ?? 0);
+  const shortMessage = Buffer.isBuffer(pdu.short_message) ? pdu.short_message : Buffer.alloc(0);
+  const payload = Buffer.isBuffer(pdu.message_payload) ? pdu.message_payload : undefined;
+  // SMPP 3.4 §5.3.2.32: message_payload carries the text when short_message is empty; both set is an error.
+  if (payload && shortMessage.length > 0)
+    throw new SubmitRefusal(CommandStatus.ESME_RSUBMITFAIL, "short_message and message_payload are both set");
+  let octets = payload ?? shortMessage;
+  let part: PartInfo | undefined;
+  if ((esmClass & EsmClass.UDHI) !== 0) {
+    const concat = parseUdh(octets);
+    if (!concat && (octets.length === 0 || octets[0]! + 1 > octets.length))
+      throw new SubmitRefusal(
+        CommandStatus.ESME_RINVESMCLASS,
+        "esm_class says UDH but the header is malformed",
+      );
+    const headerLength = concat?.headerLength ?? octets[0]! + 1;
+    if (concat && concat.total > 1)
+      part = { reference: concat.reference, total: concat.total, seq: concat.seq };
+    octets = octets.subarray(headerLength);
+  } else if (pdu.sar_msg_ref_num !== undefined) {
+    part = readSar(pdu);
+  }
+  return {
+    sourceAddr,
+    destinationAddr,
+    to: toE164(destinationAddr, Number(pdu.dest_addr_ton ?? 0)),
+    registeredDelivery: Number(pdu.registered_delivery ?? 0),
+    dataCoding,
+    octets,
+    ...(part ? { part } : {}),
+  };
+}
+
+function readSar(pdu: Pdu): PartInfo | undefined {
+  const reference = Number(pdu.sar_msg_ref_num);
+  const total = Number(pdu.sar_total_segments);
+  const seq = Number(pdu.sar_segment_seqnum);
+  // SMPP 3.4 §5.3.2.22-24: all three together, total 1-255, seq 1..total.
+  if (![reference, total, seq].every(Number.isInteger) || total < 1 || seq < 1 || seq > total)
+    throw new SubmitRefusal(CommandStatus.ESME_RSUBMITFAIL, "sar_* TLVs are incomplete or out of range");
+  return total > 1 ? { reference, total, seq } : undefined;
+}
+
+/**
+ * Customers write international numbers without "+" (TON 1, or TON 0 with bare digits);
+ * the acceptance path wants E.164 with "+". Anything else goes through as written and
+ * fails validation there (INVALID_PHONE → ESME_RINVDSTADR).
+ */
+function toE164(address: string, ton: number): string {
+  if (address.startsWith("+")) return address;
+  if (ton === TON_INTERNATIONAL || /^\d+$/.test(address)) return `+${address.replace(/^00/, "")}`;
+  return address;
+}
+
+/** Decodes the octets of one or more parts (in order) as one text. */
+export function decodeText(octets: Buffer, dataCoding: number): string {
+  try {
+    return decodeShortMessage(octets, dataCoding);
+  } catch (error) {
+    throw new SubmitRefusal(CommandStatus.ESME_RSUBMITFAIL, (error as Error).message);
+  }
+}

@@ -1,0 +1,137 @@
+import type pg from "pg";
+import { Batcher } from "@sms/db";
+import { ApiError, isDependencyOutage } from "@sms/errors";
+import { newId } from "@sms/ids";
+import type { Logger } from "@sms/logger";
+import type { MessageAcceptor } from "@sms/message-acceptance";
+import type { RateLimiter } from "@sms/rate-limit";
+import { CommandStatus, type Pdu, type ServerResponse } from "@sms/smpp";
+import type { AccountDirectory, BoundAccount } from "./accounts";
+import { completeGroup, failGroup, storePart, type FailedPart } from "./concatenation.sql";
+import type { ServerMetrics } from "./metrics";
+import { decodeText, parseSubmit, SubmitRefusal, type ParsedSubmit } from "./short-message";
+import { smppStatusFor } from "./status-map";
+import { insertSubmits, type SubmitRecord } from "./submits.sql";
+
+export interface SubmitDeps {
+  pool: pg.Pool;
+  accounts: AccountDirectory;
+  acceptor: MessageAcceptor;
+  limiter: RateLimiter;
+  metrics: ServerMetrics;
+  logger: Logger;
+  /** Receipts for the parts of a group that could not become a message. */
+  onPartsFailed: (parts: FailedPart[]) => Promise<void>;
+}
+
+/**
+ * submit_sm → the REST acceptance path (DESIGN §8): rate limit (ESME_RTHROTTLED), sender
+ * authorization, validation, credits, persistence and dispatch, then submit_sm_resp
+ * with our msg_ id. A part of a concatenated message is stored and acknowledged with
+ * its own id; the part that completes the group has the whole text accepted as one message.
+ */
+export function createSubmitHandler(deps: SubmitDeps) {
+  const { pool, accounts, acceptor, limiter, metrics, logger } = deps;
+  const records = new Batcher<SubmitRecord>((items) => insertSubmits(pool, items), {
+    maxBatch: 1000,
+    maxConcurrent: 2,
+  });
+
+  async function acceptWhole(account: BoundAccount, submit: ParsedSubmit, text: string) {
+    return acceptor.acceptOne(
+      { id: account.id, senderIds: account.senderIds },
+      { to: submit.to, message: text, senderId: submit.sourceAddr },
+      "smpp",
+    );
+  }
+
+  async function submitWhole(account: BoundAccount, submit: ParsedSubmit): Promise<string> {
+    const message = await acceptWhole(account, submit, decodeText(submit.octets, submit.dataCoding));
+    await records.add({
+      id: message.id,
+      accountId: account.id,
+      messageId: message.id,
+      registeredDelivery: submit.registeredDelivery,
+      sourceAddr: submit.sourceAddr,
+      destinationAddr: submit.destinationAddr,
+    });
+    return message.id;
+  }
+
+  async function submitPart(account: BoundAccount, submit: ParsedSubmit): Promise<string> {
+    const part = submit.part!;
+    const id = newId("msg");
+    const concatKey = `${submit.sourceAddr}|${submit.destinationAddr}|${part.reference}`;
+    const complete = await storePart(pool, {
+      id,
+      accountId: account.id,
+      concatKey,
+      seq: part.seq,
+      total: part.total,
+      dataCoding: submit.dataCoding,
+      octets: submit.octets,
+      registeredDelivery: submit.registeredDelivery,
+      sourceAddr: submit.sourceAddr,
+      destinationAddr: submit.destinationAddr,
+    });
+    if (!complete) return id;
+    let quotaDay: string | undefined;
+    try {
+      const quota = await limiter.check(
+        account.id,
+        { requestsPerSecond: account.requestsPerSecond, dailyQuota: account.dailyQuota },
+        { requests: 0, messages: 1 },
+      );
+      if (!quota.allowed) throw new ApiError("QUOTA_EXCEEDED", "the account's daily quota is used up");
+      quotaDay = quota.quotaDay ?? "";
+      // Octets joined before decoding: a UCS-2 surrogate pair or a GSM-7 escape may straddle two parts.
+      const sameCoding = complete.parts.every((p) => p.dataCoding === complete.parts[0]!.dataCoding);
+      const text = sameCoding
+        ? decodeText(Buffer.concat(complete.parts.map((p) => p.octets)), complete.parts[0]!.dataCoding)
+        : complete.parts.map((p) => decodeText(p.octets, p.dataCoding)).join("");
+      const message = await acceptWhole(account, submit, text);
+      await completeGroup(pool, account.id, complete.claimedKey, message.id);
+    } catch (error) {
+      if (quotaDay !== undefined)
+        void limiter.refund(account.id, 1, quotaDay || undefined).catch(() => undefined);
+      const code = error instanceof ApiError ? error.code : "REJECTED";
+      const failed = await failGroup(pool, { accountId: account.id, claimedKey: complete.claimedKey }, code);
+      // This part's own answer carries the error; the earlier parts, already acknowledged, get receipts.
+      await deps.onPartsFailed(failed.filter((p) => p.id !== id));
+      throw error;
+    }
+    return id;
+  }
+
+  return async function handleSubmit(pdu: Pdu, accountId: string): Promise<ServerResponse> {
+    let quota: { day?: string; counted: boolean } = { counted: false };
+    try {
+      const account = await accounts.get(accountId);
+      if (!account || account.status !== "active") throw new ApiError("FORBIDDEN", "account is not active");
+      const submit = parseSubmit(pdu);
+      // Every submit_sm is a request against the per-second limit; the day's quota counts messages,
+      // so a part counts once, when it completes its group (see submitPart); a refusal is refunded.
+      const decision = await limiter.check(
+        account.id,
+        { requestsPerSecond: account.requestsPerSecond, dailyQuota: account.dailyQuota },
+        { messages: submit.part ? 0 : 1 },
+      );
+      if (!decision.allowed) {
+        metrics.submitsThrottled++;
+        return { status: smppStatusFor(decision.reason ?? "RATE_LIMITED") };
+      }
+      quota = { day: decision.quotaDay, counted: !submit.part };
+      const messageId = submit.part ? await submitPart(account, submit) : await submitWhole(account, submit);
+      metrics.submitsAccepted++;
+      return { fields: { message_id: messageId } };
+    } catch (error) {
+      metrics.submitsRefused++;
+      if (quota.counted) void limiter.refund(accountId, 1, quota.day).catch(() => undefined);
+      if (error instanceof SubmitRefusal) return { status: error.status };
+      if (error instanceof ApiError) return { status: smppStatusFor(error.code) };
+      if (!isDependencyOutage(error))
+        logger.error("submit_sm failed", { account_id: accountId, error: String(error) });
+      return { status: CommandStatus.ESME_RSYSERR };
+    }
+  };
+}

@@ -1,0 +1,200 @@
+import { CommandStatus } from "@sms/smpp";
+import { RawPeer } from "@sms/smpp/test/raw-peer";
+import { waitFor } from "@sms/testing";
+import { startHarness, type Harness, type TestCustomer } from "./harness";
+
+let h: Harness;
+let customer: TestCustomer;
+const peers: RawPeer[] = [];
+const connect = async () => {
+  const peer = await RawPeer.connect(h.server.smppPort);
+  peers.push(peer);
+  return peer;
+};
+const bindFields = (c: TestCustomer, password = c.password) => ({
+  system_id: c.systemId,
+  password,
+  interface_version: 0x34,
+});
+const submitFields = {
+  source_addr: "ACME",
+  destination_addr: "447700900123",
+  dest_addr_ton: 1,
+  data_coding: 0,
+  short_message: Buffer.from("hello"),
+};
+
+beforeAll(async () => {
+  h = await startHarness({
+    BIND_FAILURES_BEFORE_LOCK: "3",
+    BIND_LOCK_MS: "60000",
+    SMPP_INACTIVITY_TIMEOUT_MS: "0",
+  });
+  customer = await h.addCustomer({ maxBinds: 2 });
+});
+afterEach(() => {
+  for (const peer of peers.splice(0)) peer.close();
+});
+afterAll(() => h?.close());
+
+describe("binds", () => {
+  it.each(["bind_transmitter", "bind_receiver", "bind_transceiver"])(
+    "accepts %s with the right password and answers with our system_id",
+    async (command) => {
+      const peer = await connect();
+      const response = await peer.request(command, bindFields(customer));
+      expect(response).toMatchObject({
+        command: `${command}_resp`,
+        command_status: 0,
+        system_id: "SMSPLATFORM",
+      });
+    },
+  );
+
+  it("refuses an unknown system_id with ESME_RINVSYSID and a wrong password with ESME_RINVPASWD", async () => {
+    const peer = await connect();
+    const unknown = await peer.request("bind_transceiver", { ...bindFields(customer), system_id: "nobody" });
+    expect(unknown.command_status).toBe(CommandStatus.ESME_RINVSYSID);
+    const other = await h.addCustomer();
+    const wrong = await peer.request("bind_transceiver", bindFields(other, "wrong"));
+    expect(wrong.command_status).toBe(CommandStatus.ESME_RINVPASWD);
+    // The session stays open and unbound: the right password still binds it.
+    expect((await peer.request("bind_transceiver", bindFields(other))).command_status).toBe(
+      CommandStatus.ESME_ROK,
+    );
+  });
+
+  it("answers a second bind on a bound session with ESME_RALYBND", async () => {
+    const peer = await connect();
+    expect((await peer.request("bind_transmitter", bindFields(customer))).command_status).toBe(0);
+    expect((await peer.request("bind_receiver", bindFields(customer))).command_status).toBe(
+      CommandStatus.ESME_RALYBND,
+    );
+  });
+
+  it("refuses a bind over the account's limit with ESME_RBINDFAIL, and takes one again once a bind closes", async () => {
+    const limited = await h.addCustomer({ maxBinds: 2 });
+    const [a, b, c] = [await connect(), await connect(), await connect()];
+    expect((await a.request("bind_transceiver", bindFields(limited))).command_status).toBe(0);
+    expect((await b.request("bind_receiver", bindFields(limited))).command_status).toBe(0);
+    expect((await c.request("bind_transmitter", bindFields(limited))).command_status).toBe(
+      CommandStatus.ESME_RBINDFAIL,
+    );
+    expect((await a.request("unbind")).command_status).toBe(0);
+    await a.closed;
+    await waitFor(
+      async () => (await c.request("bind_transmitter", bindFields(limited))).command_status === 0,
+      {
+        what: "a freed bind slot",
+      },
+    );
+  });
+
+  it("slows wrong passwords down, then locks the system_id: even the right password gets ESME_RBINDFAIL", async () => {
+    const victim = await h.addCustomer();
+    const peer = await connect();
+    const timings: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      expect((await peer.request("bind_transceiver", bindFields(victim, `bad${i}`))).command_status).toBe(
+        CommandStatus.ESME_RINVPASWD,
+      );
+      timings.push(Date.now() - started);
+    }
+    // BIND_FAILURE_DELAY_MS is 10 in tests: 10, 20, then 30 ms (the lock) on top of the hash.
+    expect(timings[2]! - 30).toBeGreaterThanOrEqual(0);
+    const locked = await peer.request("bind_transceiver", bindFields(victim));
+    expect(locked.command_status).toBe(CommandStatus.ESME_RBINDFAIL);
+    const row = (
+      await h.pool.query("SELECT locked_until FROM smpp_credentials WHERE system_id = $1", [victim.systemId])
+    ).rows[0];
+    expect(new Date(row.locked_until).getTime()).toBeGreaterThan(Date.now() + 50_000);
+    // Unlocked (as `admin smpp reset` does), the right password binds again.
+    await h.pool.query("UPDATE smpp_credentials SET locked_until = NULL WHERE system_id = $1", [
+      victim.systemId,
+    ]);
+    expect((await peer.request("bind_transceiver", bindFields(victim))).command_status).toBe(
+      CommandStatus.ESME_ROK,
+    );
+  });
+
+  it("refuses binds of a suspended account", async () => {
+    const suspended = await h.addCustomer();
+    await h.pool.query("UPDATE accounts SET status = 'suspended' WHERE id = $1", [suspended.accountId]);
+    const peer = await connect();
+    expect((await peer.request("bind_transmitter", bindFields(suspended))).command_status).toBe(
+      CommandStatus.ESME_RBINDFAIL,
+    );
+  });
+});
+
+describe("bind states and link housekeeping", () => {
+  it("answers submit_sm before a bind and on a receiver bind with ESME_RINVBNDSTS", async () => {
+    const peer = await connect();
+    expect((await peer.request("submit_sm", submitFields)).command_status).toBe(
+      CommandStatus.ESME_RINVBNDSTS,
+    );
+    expect(
+      (await peer.request("query_sm", { message_id: "msg_x", source_addr: "ACME" })).command_status,
+    ).toBe(CommandStatus.ESME_RINVBNDSTS);
+    expect((await peer.request("bind_receiver", bindFields(customer))).command_status).toBe(0);
+    expect((await peer.request("submit_sm", submitFields)).command_status).toBe(
+      CommandStatus.ESME_RINVBNDSTS,
+    );
+    const count = await h.pool.query("SELECT count(*)::int AS n FROM messages WHERE account_id = $1", [
+      customer.accountId,
+    ]);
+    expect(count.rows[0].n).toBe(0);
+  });
+
+  it("answers enquire_link in any state, and generic_nack ESME_RINVCMDID for an unknown command id", async () => {
+    const peer = await connect();
+    expect((await peer.request("enquire_link")).command).toBe("enquire_link_resp");
+    const unknown = Buffer.alloc(16);
+    unknown.writeUInt32BE(16, 0);
+    unknown.writeUInt32BE(0x00000777, 4);
+    unknown.writeUInt32BE(77, 12);
+    peer.socket.write(unknown);
+    const nack = await peer.next((pdu) => pdu.sequence_number === 77, "generic_nack");
+    expect(nack).toMatchObject({ command: "generic_nack", command_status: CommandStatus.ESME_RINVCMDID });
+    expect((await peer.request("enquire_link")).command).toBe("enquire_link_resp");
+  });
+
+  it("answers a bad command_length with generic_nack ESME_RINVCMDLEN and closes the session", async () => {
+    const peer = await connect();
+    const bad = Buffer.alloc(16);
+    bad.writeUInt32BE(8, 0);
+    bad.writeUInt32BE(0x00000015, 4);
+    bad.writeUInt32BE(42, 12);
+    peer.socket.write(bad);
+    const nack = await peer.next((pdu) => pdu.command === "generic_nack", "generic_nack");
+    expect(nack.command_status).toBe(CommandStatus.ESME_RINVCMDLEN);
+    await peer.closed;
+  });
+
+  it("unbinds a customer that says nothing for the inactivity timeout", async () => {
+    const quick = await startHarness({ SMPP_INACTIVITY_TIMEOUT_MS: "300" });
+    try {
+      const c = await quick.addCustomer();
+      const peer = await RawPeer.connect(quick.server.smppPort);
+      expect((await peer.request("bind_transceiver", bindFields(c))).command_status).toBe(0);
+      const unbind = await peer.next((pdu) => pdu.command === "unbind", "unbind from the server", 3000);
+      peer.send("unbind_resp", {}, unbind.sequence_number);
+      await peer.closed;
+    } finally {
+      await quick.close();
+    }
+  });
+
+  it("unbinds every customer cleanly on shutdown", async () => {
+    const other = await startHarness();
+    const c = await other.addCustomer();
+    const peer = await RawPeer.connect(other.server.smppPort);
+    expect((await peer.request("bind_transceiver", bindFields(c))).command_status).toBe(0);
+    const closing = other.close();
+    const unbind = await peer.next((pdu) => pdu.command === "unbind", "unbind from the server");
+    peer.send("unbind_resp", {}, unbind.sequence_number);
+    await peer.closed;
+    await closing;
+  });
+});
