@@ -18,7 +18,7 @@ const bindFields = (c: TestCustomer, password = c.password) => ({
 });
 const submitFields = {
   source_addr: "ACME",
-  destination_addr: "447700900123",
+  destination_addr: "447911123456",
   dest_addr_ton: 1,
   data_coding: 0,
   short_message: Buffer.from("hello"),

@@ -59,10 +59,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     createLogger("smpp-server", process.env.TEST_LOG_LEVEL ?? "error"),
   );
   const redis = createRedis(world.redisUrl, "queue");
-  const receipts = openQueue<SmppReceiptJob>(
-    { connection: redis, prefix: world.redisPrefix },
-    QUEUES.smppDlrOut,
-  );
+  const receipts = createSmppReceiptProducer({ connection: redis, prefix: world.redisPrefix });
   const clients: SmppClient[] = [];
   return {
     world,
