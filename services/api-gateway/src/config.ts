@@ -42,7 +42,7 @@ const GatewaySettings = z.object({
   /** Wrong codes an OTP takes before it fails (DESIGN §7: 5). */
   OTP_MAX_ATTEMPTS: envInt(5, 1, 100),
   /** OTPs sent to one phone by one account per window (DESIGN §7: 5 per 10 minutes). */
-  OTP_SENDS_PER_WINDOW: envInt(5, 1, 10000),
+  OTP_SENDS_PER_WINDOW: envInt(5, 1, 1_000_000),
   /** The window of OTP_SENDS_PER_WINDOW in seconds. */
   OTP_SEND_WINDOW_SECONDS: envInt(600, 1, 86400),
   /** Sender id of OTP messages: the platform's own, not one of the account's. */
