@@ -33,6 +33,10 @@ const WebhookDeliverySettings = z.object({
   WEBHOOK_RECONCILE_INTERVAL_MS: envInt(30_000, 100, 3_600_000),
   /** Endpoint settings are re-read this often (a rotation or a new URL takes effect within it). */
   WEBHOOK_ENDPOINT_CACHE_MS: envInt(5000, 0, 600_000),
+  /** BullMQ job lock; must exceed WEBHOOK_TIMEOUT_MS. A dead worker's jobs are taken over after about this long. */
+  WEBHOOK_LOCK_MS: envInt(30_000, 500, 600_000),
+  /** How often BullMQ looks for stalled jobs (those whose worker died). */
+  WEBHOOK_STALLED_CHECK_MS: envInt(15_000, 200, 600_000),
   /** 32 bytes in base64: opens the sealed signing secrets. */
   SECRET_ENCRYPTION_KEY: z.string().refine(isEncryptionKey, "must be 32 random bytes in base64"),
   /** Bound on a graceful stop; attempts still running then are handed back (BullMQ stalls them to another worker). */
@@ -42,5 +46,11 @@ const WebhookDeliverySettings = z.object({
 export type WebhookDeliveryConfig = z.infer<typeof WebhookDeliverySettings>;
 
 export function loadWebhookDeliveryConfig(env: NodeJS.ProcessEnv = process.env): WebhookDeliveryConfig {
-  return loadConfig(WebhookDeliverySettings, env);
+  return loadConfig(
+    WebhookDeliverySettings.refine((c) => c.WEBHOOK_LOCK_MS > c.WEBHOOK_TIMEOUT_MS, {
+      message: "must be longer than WEBHOOK_TIMEOUT_MS, or a slow attempt looks like a dead worker",
+      path: ["WEBHOOK_LOCK_MS"],
+    }),
+    env,
+  );
 }

@@ -73,8 +73,9 @@ export async function startWebhookDelivery(
     async (job: Job<WebhookDeliverJob>, token?: string) => deliver(context, job, token),
     {
       concurrency: config.WEBHOOK_CONCURRENCY,
-      // Longer than one attempt's bound, so a slow endpoint never makes a job look stalled.
-      lockDuration: config.WEBHOOK_TIMEOUT_MS + 15_000,
+      // Longer than one attempt's bound (checked in config), so a slow endpoint never makes a job look stalled.
+      lockDuration: config.WEBHOOK_LOCK_MS,
+      stalledInterval: config.WEBHOOK_STALLED_CHECK_MS,
       // Jobs of a worker that died are taken over and sent again, with the same webhook-id.
       maxStalledCount: 1000,
     },

@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { waitFor } from "@sms/testing";
+import { startWebhookWorld, type WebhookWorld } from "./harness";
+import { startReceiver, type Receiver } from "./receiver";
+
+const BUNDLE = path.resolve(__dirname, "../dist/main.js");
+const EVENTS = 2000;
+
+let w: WebhookWorld;
+let r: Receiver;
+
+beforeAll(async () => {
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run pnpm build (npm test does)`);
+  w = await startWebhookWorld();
+  r = await startReceiver();
+});
+afterAll(async () => {
+  await w.close();
+  await r.close();
+});
+
+function launch(): ChildProcess {
+  return spawn(process.execPath, [BUNDLE], {
+    env: {
+      ...process.env,
+      ...w.env,
+      LOG_LEVEL: "error",
+      // Stalled jobs of the killed process are taken over quickly.
+      WEBHOOK_TIMEOUT_MS: "2000",
+      WEBHOOK_LOCK_MS: "3000",
+      WEBHOOK_STALLED_CHECK_MS: "1000",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+}
+
+/**
+ * kill -9 of a webhook-delivery process in the middle of 2,000 events: at-least-once.
+ * Every event arrives, each always under its own webhook-id; the only repeats are the
+ * requests that were in flight at the kill, and the test bounds them.
+ */
+describe("webhook-delivery killed with SIGKILL mid-run", () => {
+  it("delivers every event, under the same id on every repeat", async () => {
+    // A receiver a little slow, so the kill lands with requests in flight.
+    r.answer = (_hook, res) => setTimeout(() => res.writeHead(204).end(), 5);
+    const { accountId } = await w.account(r.url);
+    await w.emitEvents(accountId, EVENTS);
+    const first = launch();
+    await waitFor(() => r.received.length >= EVENTS / 4, { what: "a quarter delivered", timeoutMs: 30_000 });
+    first.kill("SIGKILL");
+    await new Promise((resolve) => first.once("exit", resolve));
+    const atKill = r.received.length;
+    expect(atKill).toBeLessThan(EVENTS);
+
+    const second = launch();
+    try {
+      await waitFor(async () => (await w.deliveries(accountId)).every((d) => d.status === "succeeded"), {
+        what: "every delivery succeeded after the restart",
+        timeoutMs: 90_000,
+        intervalMs: 250,
+      });
+    } finally {
+      second.kill("SIGTERM");
+      await new Promise((resolve) => second.once("exit", resolve));
+    }
+    const idsByEvent = new Map<string, Set<string>>();
+    for (const hook of r.received) {
+      const key = `${hook.body.message_id}/${String(hook.body.data.sequence)}`;
+      idsByEvent.set(key, (idsByEvent.get(key) ?? new Set()).add(hook.id));
+    }
+    expect(idsByEvent.size).toBe(EVENTS);
+    expect([...idsByEvent.values()].every((ids) => ids.size === 1)).toBe(true);
+    const repeats = r.received.length - EVENTS;
+    // In flight at the kill: at most the process's concurrency (200) were open.
+    expect(repeats).toBeLessThanOrEqual(200);
+  }, 150_000);
+});

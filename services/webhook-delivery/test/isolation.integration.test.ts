@@ -1,0 +1,51 @@
+import { waitFor } from "@sms/testing";
+import { startWebhookWorld, type WebhookWorld } from "./harness";
+import { startReceiver, type Receiver } from "./receiver";
+
+let w: WebhookWorld;
+let slow: Receiver;
+let fast: Receiver;
+
+beforeAll(async () => {
+  w = await startWebhookWorld();
+  slow = await startReceiver();
+  fast = await startReceiver();
+});
+afterAll(async () => {
+  await w.close();
+  await Promise.all([slow.close(), fast.close()]);
+});
+
+describe("isolation: a slow endpoint never delays the others", () => {
+  it("one endpoint answering after 20 s while another gets 1,000 events on time", async () => {
+    const held: Array<() => void> = [];
+    slow.answer = (_hook, res) => {
+      const timer = setTimeout(() => res.writeHead(204).end(), 20_000);
+      held.push(() => clearTimeout(timer));
+    };
+    const slowAccount = await w.account(slow.url);
+    const fastAccount = await w.account(fast.url);
+    // Real production bounds: 15 s timeout, 20 in flight per endpoint, 200 per process.
+    await w.start({
+      WEBHOOK_TIMEOUT_MS: "15000",
+      WEBHOOK_ENDPOINT_CONCURRENCY: "20",
+      WEBHOOK_CONCURRENCY: "200",
+    });
+    // The slow endpoint's backlog first, so it is at the head of the queue.
+    await w.emitEvents(slowAccount.accountId, 300);
+    await waitFor(() => slow.received.length >= 20, { what: "the slow endpoint holding its slots" });
+    const started = Date.now();
+    await w.emitEvents(fastAccount.accountId, 1000);
+    await waitFor(() => fast.received.length >= 1000, {
+      what: "1,000 events on the fast endpoint",
+      timeoutMs: 15_000,
+    });
+    const elapsed = Date.now() - started;
+    // On time: well before the slow endpoint's first answer (20 s) or timeout (15 s).
+    expect(elapsed).toBeLessThan(8_000);
+    // The cap held: the slow endpoint never had more than 20 requests open.
+    expect(slow.received.length).toBe(20);
+    expect(fast.ids().size).toBe(1000);
+    held.forEach((cancel) => cancel());
+  }, 60_000);
+});
