@@ -1,7 +1,8 @@
 import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { DispatchOutbox } from "@sms/message-acceptance";
-import { createDispatchProducer } from "@sms/queues";
+import { startOutboxRelay } from "@sms/outbox-relay";
+import { createDispatchProducer, createSmppReceiptProducer, createWebhookDeliverProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import type { SchedulerConfig } from "./config";
 import { startHttp } from "./http";
@@ -35,6 +36,11 @@ export async function startScheduler(config: SchedulerConfig, logger: Logger): P
     chunkSize: config.SCHEDULER_BATCH_SIZE,
     staleAfterMs: config.OUTBOX_STALE_AFTER_MS,
   });
+  const queueContext = { connection: queueConnection, prefix: config.REDIS_PREFIX };
+  const eventProducers = {
+    webhooks: createWebhookDeliverProducer(queueContext),
+    smppReceipts: createSmppReceiptProducer(queueContext),
+  };
   const metrics = new SchedulerMetrics();
   let shuttingDown = false;
   const http = await startHttp(
@@ -59,6 +65,13 @@ export async function startScheduler(config: SchedulerConfig, logger: Logger): P
     maxPerTick: config.RECONCILE_MAX_PER_TICK,
     pingRedis: () => redis.ping(),
   });
+  const eventRelay = startOutboxRelay({
+    pool: database.pool,
+    producers: eventProducers,
+    logger,
+    batchSize: config.EVENT_RELAY_BATCH_SIZE,
+    idleMs: config.EVENT_RELAY_IDLE_MS,
+  });
   logger.info("scheduler started", { port: http.port });
 
   let stopped: Promise<void> | null = null;
@@ -66,11 +79,14 @@ export async function startScheduler(config: SchedulerConfig, logger: Logger): P
     shuttingDown = true;
     const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
     const left = () => Math.max(0, deadline - Date.now());
-    if (!(await settlesWithin(Promise.all([promotion.stop(), reconciler.stop()]), left())))
+    if (!(await settlesWithin(Promise.all([promotion.stop(), reconciler.stop(), eventRelay.stop()]), left())))
       logger.warn("a tick did not finish within the shutdown bound; its work is left to the outbox relay");
     if (!(await settlesWithin(outbox.stop(), left())))
       logger.warn("hand-offs did not finish within the shutdown bound; dispatch_outbox keeps them");
-    await settlesWithin(producer.close(), left());
+    await settlesWithin(
+      Promise.all([producer.close(), eventProducers.webhooks.close(), eventProducers.smppReceipts.close()]),
+      left(),
+    );
     // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
     queueConnection.disconnect();
     redis.disconnect();
