@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { generateApiKey, PERMISSIONS, type Permission } from "@sms/auth";
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
@@ -43,6 +44,9 @@ export async function startTestGateway(
 ): Promise<TestGateway> {
   const ownWorld = world ?? (await createTestWorld());
   const config = loadGatewayConfig({
+    // For worlds built by hand (private servers); createTestWorld's env has its own.
+    SECRET_ENCRYPTION_KEY: crypto.randomBytes(32).toString("base64"),
+    OTP_HMAC_SECRET: crypto.randomBytes(32).toString("base64url"),
     ...ownWorld.env,
     PORT: "0",
     HOST: "127.0.0.1",
