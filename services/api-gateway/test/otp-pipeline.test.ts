@@ -1,9 +1,8 @@
-import winston from "winston";
 import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
 import { loadDispatcherConfig } from "@sms/dispatcher/src/config";
 import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher/src/dispatcher";
 import { newId } from "@sms/ids";
-import type { Logger } from "@sms/logger";
+import { createLogger, type Logger } from "@sms/logger";
 import { expireDueOtps } from "@sms/otp";
 import { createRedis, type Redis } from "@sms/redis";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
@@ -22,23 +21,16 @@ const logs: string[] = [];
 const responses: string[] = [];
 const codesSeen = new Set<string>();
 
-/** A debug-level logger that keeps every line, so the test can search the logs. */
+/** A debug-level logger that keeps every line (and prints none), so the test can search the logs. */
 function capturingLogger(service: string): Logger {
-  return winston.createLogger({
-    level: "debug",
-    defaultMeta: { service },
-    format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
-    transports: [
-      new winston.transports.Stream({
-        stream: new (require("node:stream").Writable)({
-          write(chunk: Buffer, _encoding: string, done: () => void) {
-            logs.push(chunk.toString());
-            done();
-          },
-        }),
-      }),
-    ],
-  });
+  const previous = process.env.LOG_SILENT;
+  process.env.LOG_SILENT = "true";
+  const logger = createLogger(service, "debug");
+  if (previous === undefined) delete process.env.LOG_SILENT;
+  else process.env.LOG_SILENT = previous;
+  // The logger is a stream of log entries; its transports are only one reader.
+  logger.on("data", (entry: unknown) => logs.push(JSON.stringify(entry)));
+  return logger;
 }
 
 beforeAll(async () => {
@@ -204,8 +196,8 @@ it("no code appears in the logs, the database, Redis, the API responses or the w
     const type = await redis.type(key);
     if (type === "string") redisValues.push(String(await redis.get(key)));
     if (type === "hash") redisValues.push(JSON.stringify(await redis.hgetall(key)));
-    if (type === "list") redisValues.push(JSON.stringify(await redis.lrange(key, 0, -1)));
-    if (type === "zset") redisValues.push(JSON.stringify(await redis.zrange(key, 0, -1)));
+    if (type === "list") redisValues.push(JSON.stringify(await redis.lrange(key, "0", "-1")));
+    if (type === "zset") redisValues.push(JSON.stringify(await redis.zrange(key, "0", "-1")));
   }
   for (const code of codesSeen) {
     expect(logs.filter((line) => line.includes(code))).toEqual([]);
