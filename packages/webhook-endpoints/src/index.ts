@@ -7,3 +7,4 @@ export {
   type EndpointView,
 } from "./endpoints";
 export { validateWebhookUrl, MAX_URL_LENGTH } from "./validate-url";
+export { replayFailedDeliveries, type ReplayFilter } from "./replay";

@@ -139,6 +139,9 @@ describe("database trouble", () => {
         db,
         gatewayUrl: cli.gatewayUrl,
         simulatorSmpp: cli.simulatorSmpp,
+        webhooks: () => {
+          throw new Error("no webhook commands here");
+        },
         out: () => undefined,
         err: (line) => err.push(line),
       });

@@ -1,7 +1,9 @@
 // Test support (imported only by *.test.ts): a migrated database of its own and an in-process CLI.
 import { createDatabase, type Database } from "@sms/db";
 import { createTestWorld, type TestWorld } from "@sms/testing";
+import crypto from "node:crypto";
 import { runCli, type CliIo } from "./cli";
+import { createWebhookIo } from "./webhook-io";
 
 export interface CliRun {
   code: number;
@@ -32,6 +34,12 @@ export async function startCliHarness(): Promise<CliHarness> {
   const db = createDatabase(world.databaseUrl, { poolSize: 10 });
   const gatewayUrl = "http://127.0.0.1:3999";
   const simulatorSmpp = { host: "127.0.0.1", port: 2776 };
+  const webhookIo = createWebhookIo(db, {
+    secretKey: crypto.randomBytes(32).toString("base64"),
+    policy: { allowLoopback: true, allowHttp: true },
+    redisUrl: world.redisUrl,
+    redisPrefix: world.redisPrefix,
+  });
   const runWith = async (
     settings: Partial<Pick<CliIo, "gatewayUrl" | "simulatorSmpp">>,
     ...argv: string[]
@@ -42,6 +50,7 @@ export async function startCliHarness(): Promise<CliHarness> {
       db,
       gatewayUrl,
       simulatorSmpp,
+      webhooks: () => webhookIo,
       ...settings,
       out: (line) => out.push(line),
       err: (line) => err.push(line),

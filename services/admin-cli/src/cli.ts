@@ -9,6 +9,7 @@ import { registerLimitCommands } from "./limits.command";
 import type { CliIo } from "./output";
 import { registerRouteCommands } from "./routes.command";
 import { registerSenderCommands } from "./senders.command";
+import { registerWebhookCommands } from "./webhooks.command";
 
 export type { CliIo } from "./output";
 
@@ -19,7 +20,7 @@ const USAGE_EXIT_CODE = 2;
 export function buildProgram(io: CliIo): Command {
   const program = new Command("admin")
     .description(
-      "Operate the SMS platform: accounts, credits, sender ids, API keys, limits, carriers, routes",
+      "Operate the SMS platform: accounts, credits, sender ids, API keys, limits, carriers, routes, webhooks",
     )
     .option("--json", "print JSON instead of human-readable lines")
     .exitOverride()
@@ -36,6 +37,7 @@ export function buildProgram(io: CliIo): Command {
   registerLimitCommands(program, io);
   registerCarrierCommands(program, io);
   registerRouteCommands(program, io);
+  registerWebhookCommands(program, io);
   registerDemoCommand(program, io);
   return program;
 }

@@ -8,6 +8,10 @@ describe("loadAdminConfig", () => {
       GATEWAY_URL: "http://127.0.0.1:3000",
       SIMULATOR_SMPP_HOST: "127.0.0.1",
       SIMULATOR_SMPP_PORT: 2776,
+      REDIS_URL: "redis://127.0.0.1:6379",
+      REDIS_PREFIX: "sms",
+      WEBHOOK_ALLOW_LOOPBACK: false,
+      WEBHOOK_ALLOW_HTTP: false,
     });
   });
 

@@ -1,4 +1,5 @@
-import { commonSettings, envInt, loadConfig, z } from "@sms/config";
+import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
+import { isEncryptionKey } from "@sms/secret-box";
 
 const AdminConfig = z.object({
   /** PostgreSQL connection URL (the database every service shares). */
@@ -9,6 +10,14 @@ const AdminConfig = z.object({
   SIMULATOR_SMPP_HOST: z.string().min(1).default("127.0.0.1"),
   /** Port of that listener (the simulator's CARRIER_SIM_SMPP_PORT, 2776 unless changed). */
   SIMULATOR_SMPP_PORT: envInt(2776, 1, 65_535),
+  /** Redis, for `webhook replay` (it queues deliveries again). */
+  REDIS_URL: commonSettings.REDIS_URL,
+  REDIS_PREFIX: commonSettings.REDIS_PREFIX,
+  /** The services' key sealing webhook secrets; needed by the webhook commands only. */
+  SECRET_ENCRYPTION_KEY: z.string().refine(isEncryptionKey, "must be 32 random bytes in base64").optional(),
+  /** As the webhook-delivery service: loopback and http:// URLs only for local use. */
+  WEBHOOK_ALLOW_LOOPBACK: envBoolean(false),
+  WEBHOOK_ALLOW_HTTP: envBoolean(false),
 });
 export type AdminConfig = z.infer<typeof AdminConfig>;
 

@@ -2,6 +2,7 @@ import { ConfigError } from "@sms/config";
 import { createDatabase } from "@sms/db";
 import { runCli } from "./cli";
 import { loadAdminConfig } from "./config";
+import { createWebhookIo, type WebhookIo } from "./webhook-io";
 
 async function main(): Promise<number> {
   let config;
@@ -13,6 +14,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const db = createDatabase(config.DATABASE_URL, { poolSize: 4, applicationName: "admin-cli" });
+  let webhooks: WebhookIo | undefined;
   try {
     return await runCli(process.argv.slice(2), {
       db,
@@ -20,6 +22,13 @@ async function main(): Promise<number> {
       err: (line) => process.stderr.write(`${line}\n`),
       gatewayUrl: config.GATEWAY_URL,
       simulatorSmpp: { host: config.SIMULATOR_SMPP_HOST, port: config.SIMULATOR_SMPP_PORT },
+      webhooks: () =>
+        (webhooks ??= createWebhookIo(db, {
+          secretKey: config.SECRET_ENCRYPTION_KEY,
+          policy: { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowHttp: config.WEBHOOK_ALLOW_HTTP },
+          redisUrl: config.REDIS_URL,
+          redisPrefix: config.REDIS_PREFIX,
+        })),
     });
   } finally {
     await db.close();

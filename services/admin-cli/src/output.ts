@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Database } from "@sms/db";
+import type { WebhookIo } from "./webhook-io";
 
 /** What a command needs from the outside world; tests pass their own. */
 export interface CliIo {
@@ -10,6 +11,8 @@ export interface CliIo {
   gatewayUrl: string;
   /** Where the local carrier simulator listens for SMPP binds (the demo's "simulator" carrier). */
   simulatorSmpp: { host: string; port: number };
+  /** Webhook settings, sender and queue; built on first use (they need SECRET_ENCRYPTION_KEY, Redis). */
+  webhooks: () => WebhookIo;
 }
 
 /** A command's result: the JSON value printed with --json, and the lines a person reads otherwise. */

@@ -1,0 +1,116 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { startCliHarness, type CliHarness } from "./cli-harness";
+
+let cli: CliHarness;
+let server: http.Server;
+let url: string;
+const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+
+beforeAll(async () => {
+  cli = await startCliHarness();
+  server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await cli.close();
+});
+
+describe("admin webhook commands", () => {
+  it("set: stores the URL, prints the secret once, and sends a signed test event that verifies", async () => {
+    const account = await cli.createAccount();
+    const set = await cli.json<{ secret: string; url: string; test: { outcome: string } }>(
+      "webhook",
+      "set",
+      account,
+      url,
+    );
+    expect(set.secret).toMatch(/^whsec_/);
+    expect(set.test.outcome).toBe("success");
+    const hook = received.at(-1)!;
+    const event = new Webhook(set.secret).verify(hook.body, hook.headers as Record<string, string>) as {
+      event: string;
+    };
+    expect(event.event).toBe("webhook.test");
+    const show = await cli.json<{ url: string; enabled: boolean; secret?: string }>(
+      "webhook",
+      "show",
+      account,
+    );
+    expect(show).toMatchObject({ url, enabled: true });
+    expect(show.secret).toBeUndefined();
+    expect((await cli.json<{ secret: string }>("webhook", "show", account, "--reveal")).secret).toBe(
+      set.secret,
+    );
+  });
+
+  it("rotate: a new secret, the old one still signing; disable and enable", async () => {
+    const account = await cli.createAccount();
+    const { secret: old } = await cli.json<{ secret: string }>("webhook", "set", account, url);
+    const { secret: next } = await cli.json<{ secret: string }>("webhook", "rotate", account);
+    expect(next).not.toBe(old);
+    expect((await cli.run("webhook", "test", account)).code).toBe(0);
+    const hook = received.at(-1)!;
+    for (const secret of [old, next])
+      new Webhook(secret).verify(hook.body, hook.headers as Record<string, string>);
+    expect((await cli.run("webhook", "disable", account)).code).toBe(0);
+    expect(await cli.json("webhook", "show", account)).toMatchObject({
+      enabled: false,
+      disabled_reason: "operator",
+    });
+    expect((await cli.run("webhook", "enable", account)).code).toBe(0);
+    expect(await cli.json("webhook", "show", account)).toMatchObject({ enabled: true });
+  });
+
+  it("refuses bad URLs and unknown accounts with one clear line", async () => {
+    const account = await cli.createAccount();
+    const credentials = await cli.run("webhook", "set", account, "https://user:pw@example.com/x");
+    expect(credentials.code).toBe(1);
+    expect(credentials.stderr).toMatch(/^error: URL not allowed: credentials/);
+    const metadata = await cli.run("webhook", "set", account, "http://169.254.169.254/latest");
+    expect(metadata.stderr).toMatch(/blocked address/);
+    expect((await cli.run("webhook", "show", "acc_01ARZ3NDEKTSV4RRFFQ69G5FAV")).code).toBe(1);
+    expect((await cli.run("webhook", "replay")).code).toBe(2);
+    expect((await cli.run("webhook", "attempts", "nope")).code).toBe(2);
+  });
+
+  it("replay: failed deliveries go back to pending and onto the queue", async () => {
+    const account = await cli.createAccount();
+    await cli.json("webhook", "set", account, url);
+    await cli.db.pool.query(
+      `INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, payload, status, attempts)
+       VALUES ('evt_01ARZ3NDEKTSV4RRFFQ69G5FAV', $1, 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'message.sent', '{}', 'failed', 10),
+              ('evt_01ARZ3NDEKTSV4RRFFQ69G5FAW', $1, 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAW', 'message.sent', '{}', 'succeeded', 1)`,
+      [account],
+    );
+    const replay = await cli.json<{ replayed: number }>(
+      "webhook",
+      "replay",
+      "--account",
+      account,
+      "--from",
+      "2020-01-01T00:00:00Z",
+    );
+    expect(replay.replayed).toBe(1);
+    const { rows } = await cli.db.pool.query(
+      "SELECT event_id, status::text FROM webhook_deliveries WHERE account_id = $1 ORDER BY event_id",
+      [account],
+    );
+    expect(rows.map((r) => r.status)).toEqual(["pending", "succeeded"]);
+    expect(
+      (await cli.json<{ replayed: number }>("webhook", "replay", "--event", "evt_01ARZ3NDEKTSV4RRFFQ69G5FAV"))
+        .replayed,
+    ).toBe(0);
+  });
+});
