@@ -34,15 +34,17 @@ describe("isolation: a slow endpoint never delays the others", () => {
     // The slow endpoint's backlog first, so it is at the head of the queue.
     await w.emitEvents(slowAccount.accountId, 300);
     await waitFor(() => slow.received.length >= 20, { what: "the slow endpoint holding its slots" });
-    const started = Date.now();
     await w.emitEvents(fastAccount.accountId, 1000);
+    // From the moment the events are on webhook.deliver (emitEvents relays them).
+    const started = Date.now();
     await waitFor(() => fast.received.length >= 1000, {
       what: "1,000 events on the fast endpoint",
       timeoutMs: 15_000,
     });
     const elapsed = Date.now() - started;
-    // On time: well before the slow endpoint's first answer (20 s) or timeout (15 s).
-    expect(elapsed).toBeLessThan(8_000);
+    // On time: blocked behind the slow endpoint they would wait for its 15 s timeout;
+    // alone they take about a second (the bound leaves room for a loaded CI machine).
+    expect(elapsed).toBeLessThan(10_000);
     // The cap held: the slow endpoint never had more than 20 requests open.
     expect(slow.received.length).toBe(20);
     expect(fast.ids().size).toBe(1000);
