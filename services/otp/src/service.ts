@@ -1,0 +1,59 @@
+import { createDatabase } from "@sms/db";
+import type { Logger } from "@sms/logger";
+import type { OtpServiceConfig } from "./config";
+import { startHttp } from "./http";
+import { settlesWithin } from "./loop";
+import { OtpServiceMetrics } from "./metrics";
+import { startSweep } from "./sweep";
+
+export interface RunningOtpService {
+  /** Port of /healthz, /readyz and /metrics. */
+  port: number;
+  metrics: OtpServiceMetrics;
+  /**
+   * Graceful stop: not ready, end the sweep after its current step (bounded by
+   * SHUTDOWN_TIMEOUT_MS), then close the database and the HTTP port. Every step is its
+   * own transaction, so a sweep cut short leaves nothing half done.
+   */
+  stop(): Promise<void>;
+}
+
+/** Starts the OTP sweep and the health port; used by main.ts and the tests. */
+export async function startOtpService(config: OtpServiceConfig, logger: Logger): Promise<RunningOtpService> {
+  const database = createDatabase(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: "otp",
+  });
+  const metrics = new OtpServiceMetrics();
+  let shuttingDown = false;
+  // The sweep needs PostgreSQL only: the OTP's SMS goes through sms.dispatch from the
+  // gateway's acceptance, never from here.
+  const http = await startHttp(
+    config.PORT,
+    config.HOST,
+    { postgres: async () => void (await database.pool.query("SELECT 1")) },
+    () => shuttingDown,
+    metrics,
+  );
+  const sweep = startSweep(database.pool, metrics, logger, {
+    intervalMs: config.OTP_SWEEP_INTERVAL_MS,
+    batchSize: config.OTP_SWEEP_BATCH_SIZE,
+  });
+  logger.info("otp service started", { port: http.port });
+
+  let stopped: Promise<void> | null = null;
+  const stop = async () => {
+    shuttingDown = true;
+    const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
+    const left = () => Math.max(0, deadline - Date.now());
+    if (!(await settlesWithin(sweep.stop(), left())))
+      logger.warn("the sweep did not finish within the shutdown bound; the next start carries on");
+    // pool.end() waits for checked-out clients: one parked by a step that overran the
+    // bound would hold it forever. Exiting drops the connection and PostgreSQL rolls it back.
+    if (!(await settlesWithin(database.close(), Math.max(left(), 1000))))
+      logger.warn("the database pool did not close within the shutdown bound");
+    await http.close();
+    logger.info("otp service stopped");
+  };
+  return { port: http.port, metrics, stop: () => (stopped ??= stop()) };
+}
