@@ -54,7 +54,7 @@ export async function createBenchAccount(
 }
 
 // One run's deployment secrets, shared by the services it starts (the gateway seals what the dispatcher opens).
-const BENCH_SECRETS = {
+export const BENCH_SECRETS = {
   SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY ?? crypto.randomBytes(32).toString("base64"),
   OTP_HMAC_SECRET: process.env.OTP_HMAC_SECRET ?? crypto.randomBytes(32).toString("base64"),
 };

@@ -1,0 +1,140 @@
+// pnpm bench:webhooks — webhook delivery on this machine: the scheduler's event relay
+// and one webhook-delivery process POST signed events to a local receiver.
+//  1. Throughput: BENCH_WEBHOOKS events (default 30,000) written at once; deliveries/s
+//     from the first to the last received. Target (issue 4): ≥ 3,000/s.
+//  2. Latency: status changes written at 1,000/s for BENCH_DURATION_S seconds; time from
+//     the change (the event's timestamp) to the webhook at the receiver. Target: p99 < 1 s.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import pg from "pg";
+import { newId } from "@sms/ids";
+import { createSecretBox } from "@sms/secret-box";
+import { generateSecret } from "@sms/webhook-signing";
+import { BENCH_SECRETS, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
+
+const TOTAL = Number(process.env.BENCH_WEBHOOKS ?? 30_000);
+const RATE = 1000;
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+
+function startReceiver(): Promise<{ port: number; arrivals: Map<string, number>; lateness: number[]; close(): void }> {
+  const arrivals = new Map<string, number>();
+  const lateness: number[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const now = Date.now();
+      const id = String(req.headers["webhook-id"]);
+      if (!arrivals.has(id)) {
+        arrivals.set(id, now);
+        const { timestamp } = JSON.parse(Buffer.concat(chunks).toString()) as { timestamp: string };
+        lateness.push(now - Date.parse(timestamp));
+      }
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        arrivals,
+        lateness,
+        close: () => {
+          server.closeAllConnections();
+          server.close();
+        },
+      }),
+    ),
+  );
+}
+
+const EVENTS = `
+INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
+SELECT 'evt_' || lpad(to_hex(n), 26, '0') || $3, $1, $2, 'message.sent', n + 1,
+       jsonb_build_object('to', '+14155550100', 'status', 'sent', 'previous_status', 'queued', 'sender_id', 'BENCH', 'segments', 1)
+FROM generate_series($4::int, $4::int + $5::int - 1) AS n`;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+
+async function main(): Promise<void> {
+  const base = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms";
+  const databaseUrl = await freshDatabase(base, "sms_bench_webhooks");
+  const redisPrefix = `bench-hooks-${Date.now()}`;
+  const common = { DATABASE_URL: databaseUrl, REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", REDIS_PREFIX: redisPrefix };
+  const receiver = await startReceiver();
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const accountId = newId("acc");
+  const messageId = newId("msg");
+  await db.query("INSERT INTO accounts (id, name, balance, updated_at) VALUES ($1, 'bench', 0, now())", [accountId]);
+  await db.query(
+    `INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged, status)
+     VALUES ($1, $2, '+14155550100', 'BENCH', 'x', 'GSM7', 1, 0, 'sent')`,
+    [messageId, accountId],
+  );
+  const box = createSecretBox(BENCH_SECRETS.SECRET_ENCRYPTION_KEY);
+  await db.query("INSERT INTO webhook_endpoints (account_id, url, secret_sealed, updated_at) VALUES ($1, $2, $3, now())", [
+    accountId,
+    `http://127.0.0.1:${receiver.port}/hooks`,
+    box.seal(generateSecret(), accountId),
+  ]);
+  const children = [
+    await startService("scheduler", { ...common, PORT: "3931" }, "http://127.0.0.1:3931/readyz"),
+    await startService(
+      "webhook-delivery",
+      { ...common, PORT: "3932", WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ENDPOINT_CONCURRENCY: "200" },
+      "http://127.0.0.1:3932/readyz",
+    ),
+  ];
+  try {
+    // 1. Throughput.
+    const written = Date.now();
+    await db.query(EVENTS, [accountId, messageId, "a", 0, TOTAL]);
+    const deadline = Date.now() + 120_000;
+    while (receiver.arrivals.size < TOTAL && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const times = [...receiver.arrivals.values()].sort((a, b) => a - b);
+    const first = times[0] ?? NaN;
+    const last = times.at(-1) ?? NaN;
+    const { rows: recorded } = await db.query<{ ok: string; attempts: string }>(
+      "SELECT count(*) FILTER (WHERE status = 'succeeded') AS ok, (SELECT count(*) FROM webhook_attempts) AS attempts FROM webhook_deliveries",
+    );
+    console.log(`\nWebhooks: ${TOTAL} events to one local endpoint (scheduler relay + 1 webhook-delivery process)`);
+    console.log(`  received             ${receiver.arrivals.size} distinct ids; ${recorded[0]!.ok} deliveries succeeded, ${recorded[0]!.attempts} attempts recorded`);
+    console.log(`  first webhook after  ${first - written} ms`);
+    console.log(
+      `  throughput           ${(((receiver.arrivals.size - 1) / (last - first)) * 1000).toFixed(0)} deliveries/s first→last   (target ≥ 3000)`,
+    );
+    console.log(`  written→all received ${((last - written) / 1000).toFixed(2)} s → ${((TOTAL / (last - written)) * 1000).toFixed(0)} /s`);
+
+    // 2. Latency at a steady 1,000 events/s.
+    receiver.lateness.length = 0;
+    const before = receiver.arrivals.size;
+    const perTick = RATE / 20;
+    const start = Date.now();
+    let sent = 0;
+    for (let tick = 0; tick < DURATION_S * 20; tick++) {
+      await db.query(EVENTS, [accountId, messageId, "b", TOTAL + sent, perTick]);
+      sent += perTick;
+      const wait = start + (tick + 1) * 50 - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+    const until = Date.now() + 30_000;
+    while (receiver.arrivals.size < before + sent && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    const late = [...receiver.lateness].sort((a, b) => a - b);
+    console.log(`\n  steady ${RATE} events/s for ${DURATION_S} s: ${late.length}/${sent} received`);
+    console.log(
+      `  status change → webhook received: p50 ${percentile(late, 0.5)} ms, p90 ${percentile(late, 0.9)} ms, p99 ${percentile(late, 0.99)} ms, max ${late.at(-1)} ms   (target p99 < 1000)`,
+    );
+  } finally {
+    for (const child of children.reverse()) await stopService(child);
+    receiver.close();
+    await db.end();
+    await deleteRedisPrefix(common.REDIS_URL, redisPrefix);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
