@@ -7,6 +7,9 @@ export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/sms}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
 export PORT="${PORT:-3000}"
 export GATEWAY_URL="${GATEWAY_URL:-http://127.0.0.1:${PORT}}"
+# Local use: webhooks may go to http:// and loopback URLs (a receiver on this machine).
+export WEBHOOK_ALLOW_LOOPBACK="${WEBHOOK_ALLOW_LOOPBACK:-true}"
+export WEBHOOK_ALLOW_HTTP="${WEBHOOK_ALLOW_HTTP:-true}"
 # This machine's secrets (the OTP code HMAC key, the key sealing OTP texts and webhook
 # secrets): made once and kept in .env (git-ignored), as sealed values must open after a restart.
 for name in SECRET_ENCRYPTION_KEY OTP_HMAC_SECRET; do
