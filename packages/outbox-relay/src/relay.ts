@@ -44,26 +44,10 @@ export async function relayOutbox(
   options: { limit: number },
 ): Promise<RelayResult> {
   const client = await pool.connect();
-  let toQueue: WebhookDeliverJob[] = [];
-  let events = 0;
-  let smppReceipts = 0;
+  let published: { events: number; toQueue: WebhookDeliverJob[]; smppReceipts: number };
   try {
     await client.query("BEGIN");
-    const { rows } = await client.query<ClaimedRow>({
-      name: "outbox-relay-claim",
-      text: CLAIM_EVENTS,
-      values: [options.limit],
-    });
-    events = rows.length;
-    if (rows.length > 0) {
-      toQueue = await insertDeliveries(
-        client,
-        rows.filter((row) => row.endpoint_enabled !== null),
-      );
-      const receipts = rows.filter((row) => row.source === "smpp").map(toSmppReceipt);
-      await producers.smppReceipts.enqueue(receipts);
-      smppReceipts = receipts.length;
-    }
+    published = await publishClaimed(client, producers, options.limit);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
@@ -71,8 +55,29 @@ export async function relayOutbox(
   } finally {
     client.release();
   }
-  await producers.webhooks.enqueue(toQueue);
-  return { events, webhooks: toQueue.length, smppReceipts };
+  await producers.webhooks.enqueue(published.toQueue);
+  return {
+    events: published.events,
+    webhooks: published.toQueue.length,
+    smppReceipts: published.smppReceipts,
+  };
+}
+
+/** Inside the relay's transaction: claim, write deliveries, queue SMPP receipts. */
+async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, limit: number) {
+  const { rows } = await client.query<ClaimedRow>({
+    name: "outbox-relay-claim",
+    text: CLAIM_EVENTS,
+    values: [limit],
+  });
+  if (rows.length === 0) return { events: 0, toQueue: [], smppReceipts: 0 };
+  const toQueue = await insertDeliveries(
+    client,
+    rows.filter((row) => row.endpoint_enabled !== null),
+  );
+  const receipts = rows.filter((row) => row.source === "smpp").map(toSmppReceipt);
+  await producers.smppReceipts.enqueue(receipts);
+  return { events: rows.length, toQueue, smppReceipts: receipts.length };
 }
 
 async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Promise<WebhookDeliverJob[]> {

@@ -50,7 +50,7 @@ UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_er
 WHERE event_id = $1 AND status = 'pending'`;
 
 /** PostgreSQL text cannot hold NUL; an endpoint's answer can. */
-const storable = (text: string | null) => (text === null ? null : text.replace(/\u0000/g, "\uFFFD"));
+const storable = (text: string | null) => (text === null ? null : text.replaceAll("\u0000", "\uFFFD"));
 
 /** Reads and writes of webhook_deliveries / webhook_attempts, grouped across concurrent jobs. */
 export class DeliveryStore {
