@@ -2,16 +2,22 @@ import type { Server } from "node:http";
 import express from "express";
 import { healthRoutes, type ReadinessCheck } from "./health-routes";
 
-/** A worker's own HTTP port for /healthz and /readyz (and later /metrics). */
+/** A worker's own HTTP port for /healthz and /readyz, and /metrics when given a renderer. */
 export async function startHealthServer(
   port: number,
   checks: Record<string, ReadinessCheck>,
   isShuttingDown: () => boolean,
   host = "0.0.0.0",
+  metrics?: { render(): string },
 ): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const app = express();
   app.disable("x-powered-by");
   app.use(healthRoutes(checks, isShuttingDown));
+  if (metrics) {
+    app.get("/metrics", (_req, res) => {
+      res.type("text/plain; version=0.0.4").send(metrics.render());
+    });
+  }
   const server = app.listen(port, host);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);

@@ -1,8 +1,8 @@
+import { startHealthServer } from "@sms/health";
 import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import type { OtpServiceConfig } from "./config";
-import { startHttp } from "./http";
-import { settlesWithin } from "./loop";
+import { settlesWithin } from "@sms/service-runtime";
 import { OtpServiceMetrics } from "./metrics";
 import { startSweep } from "./sweep";
 
@@ -28,11 +28,11 @@ export async function startOtpService(config: OtpServiceConfig, logger: Logger):
   let shuttingDown = false;
   // The sweep needs PostgreSQL only: the OTP's SMS goes through sms.dispatch from the
   // gateway's acceptance, never from here.
-  const http = await startHttp(
+  const http = await startHealthServer(
     config.PORT,
-    config.HOST,
     { postgres: async () => void (await database.pool.query("SELECT 1")) },
     () => shuttingDown,
+    config.HOST,
     metrics,
   );
   const sweep = startSweep(database.pool, metrics, logger, {

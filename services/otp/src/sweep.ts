@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
 import { expireDueOtps } from "@sms/otp";
-import { startLoop, type Loop } from "./loop";
+import { startLoop, type Loop } from "@sms/service-runtime";
 import type { OtpServiceMetrics } from "./metrics";
 import { failUnsendableOtpMessages } from "./unsendable";
 

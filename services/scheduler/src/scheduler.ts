@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { Logger } from "@sms/logger";
 import type { DispatchOutbox } from "@sms/message-acceptance";
 import { promoteDueScheduled } from "@sms/message-state";
-import { settlesWithin, startLoop, type Loop } from "./loop";
+import { settlesWithin, startLoop, type Loop } from "@sms/service-runtime";
 import type { SchedulerMetrics } from "./metrics";
 
 export interface PromotionOptions {

@@ -1,3 +1,4 @@
+import { startHealthServer } from "@sms/health";
 import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { DispatchOutbox } from "@sms/message-acceptance";
@@ -5,8 +6,7 @@ import { startOutboxRelay } from "@sms/outbox-relay";
 import { createDispatchProducer, createSmppReceiptProducer, createWebhookDeliverProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import type { SchedulerConfig } from "./config";
-import { startHttp } from "./http";
-import { settlesWithin } from "./loop";
+import { settlesWithin } from "@sms/service-runtime";
 import { SchedulerMetrics } from "./metrics";
 import { startReconciler } from "./reconciler";
 import { startPromotion } from "./scheduler";
@@ -43,14 +43,14 @@ export async function startScheduler(config: SchedulerConfig, logger: Logger): P
   };
   const metrics = new SchedulerMetrics();
   let shuttingDown = false;
-  const http = await startHttp(
+  const http = await startHealthServer(
     config.PORT,
-    config.HOST,
     {
       postgres: async () => void (await database.pool.query("SELECT 1")),
       redis: async () => void (await redis.ping()),
     },
     () => shuttingDown,
+    config.HOST,
     metrics,
   );
   const promotion = startPromotion(database.pool, outbox, metrics, logger, {

@@ -1,6 +1,6 @@
 import { createLogger } from "@sms/logger";
 import { waitFor } from "@sms/testing";
-import { settlesWithin, startLoop } from "./loop";
+import { settlesWithin, startLoop } from "./index";
 
 const logger = createLogger("loop-test", "error");
 

@@ -1,0 +1,56 @@
+import { createLogger, type Logger } from "@sms/logger";
+
+export interface ServiceDefinition<C extends { LOG_LEVEL: string }> {
+  /** The service's name in its logs. */
+  name: string;
+  /** Reads and validates the environment; throws a ConfigError naming bad settings. */
+  loadConfig: () => C;
+  /** Starts the service; resolves once it serves. */
+  start: (config: C, logger: Logger) => Promise<{ stop(): Promise<void> }>;
+  /** Backstop: exit anyway when stop() has not finished after this long (ms). @defaultValue 30000 */
+  shutdownTimeoutMs?: number | ((config: C) => number);
+}
+
+/**
+ * The main() of every service: config, logger, start, and on SIGTERM/SIGINT a graceful
+ * stop (exit 0) bounded by a backstop timer (exit 1). A bad config or a failed start
+ * exits 1 with its message.
+ */
+export function runService<C extends { LOG_LEVEL: string }>(definition: ServiceDefinition<C>): void {
+  const main = async () => {
+    const config = definition.loadConfig();
+    const logger = createLogger(definition.name, config.LOG_LEVEL);
+    const running: { service?: { stop(): Promise<void> } } = {};
+    let stopping = false;
+    const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info("shutting down", { signal });
+      const { shutdownTimeoutMs = 30_000 } = definition;
+      const backstop =
+        typeof shutdownTimeoutMs === "function" ? shutdownTimeoutMs(config) : shutdownTimeoutMs;
+      setTimeout(() => process.exit(1), backstop).unref();
+      // A signal during start-up (an orchestrator may send one any time) stops the service
+      // as soon as it has started, instead of killing it half-way with the default action.
+      if (!running.service) return;
+      running.service.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error("shutdown failed", { error });
+          process.exit(1);
+        },
+      );
+    };
+    process.once("SIGTERM", () => shutdown("SIGTERM"));
+    process.once("SIGINT", () => shutdown("SIGINT"));
+    running.service = await definition.start(config, logger);
+    if (stopping) {
+      stopping = false;
+      shutdown("signal received during start-up");
+    }
+  };
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}
