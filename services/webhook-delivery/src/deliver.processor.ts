@@ -34,17 +34,25 @@ export async function deliver(
   token?: string,
 ): Promise<DeliverOutcome> {
   const { eventId, accountId } = job.data;
-  const delivery = await context.store.load(eventId);
-  if (!delivery || delivery.status !== "pending") return "skipped";
   const target = await context.endpoints.target(accountId);
-  if (!target || !target.enabled) {
-    await context.store.failWithoutAttempt(eventId, target ? "endpoint disabled" : "no endpoint");
-    return "failed";
-  }
-  const lease = await context.leases.acquire(accountId);
-  if (!lease) {
+  // The cap first: a slow endpoint's backlog cycles through here, and at the cap it
+  // costs one cached lookup and one Redis call, never a database read.
+  const lease = target?.enabled ? await context.leases.acquire(accountId) : null;
+  if (target?.enabled && !lease) {
     await job.moveToDelayed(Date.now() + Math.round(context.capWaitMs * (0.5 + Math.random())), token);
     throw new DelayedError();
+  }
+  const delivery = await context.store.load(eventId).catch(async (error: unknown) => {
+    await lease?.release();
+    throw error;
+  });
+  if (!delivery || delivery.status !== "pending") {
+    await lease?.release();
+    return "skipped";
+  }
+  if (!target || !target.enabled || !lease) {
+    await context.store.failWithoutAttempt(eventId, target ? "endpoint disabled" : "no endpoint");
+    return "failed";
   }
   let result;
   try {

@@ -62,7 +62,7 @@ export async function startWebhookDelivery(
     sender,
     logger,
     retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
-    capWaitMs: 500,
+    capWaitMs: 2000,
     onAttempt: (outcome) => {
       attempts[outcome] = (attempts[outcome] ?? 0) + 1;
     },
