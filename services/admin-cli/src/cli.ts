@@ -9,6 +9,7 @@ import { registerLimitCommands } from "./limits.command";
 import type { CliIo } from "./output";
 import { registerRouteCommands } from "./routes.command";
 import { registerSenderCommands } from "./senders.command";
+import { registerSmppCommands } from "./smpp.command";
 import { registerWebhookCommands } from "./webhooks.command";
 
 export type { CliIo } from "./output";
@@ -38,6 +39,7 @@ export function buildProgram(io: CliIo): Command {
   registerCarrierCommands(program, io);
   registerRouteCommands(program, io);
   registerWebhookCommands(program, io);
+  registerSmppCommands(program, io);
   registerDemoCommand(program, io);
   return program;
 }
