@@ -77,10 +77,53 @@ export function createDlrOutProcessor(pool: pg.Pool, onStored: (accountIds: stri
     { maxBatch: 500, maxConcurrent: 2 },
   );
 
-  return async function process(job: SmppReceiptJob): Promise<void> {
-    if (!(await batcher.add(job)))
-      // Written right after acceptance commits, so only a message a few ms old can be here
-      // without them; one that never gets them (a crash in between) fails its retries and is logged.
-      throw new SubmitRecordMissingError(`no smpp_submits rows for ${job.messageId} yet`);
+  /**
+   * The last resort for a message whose submit record never appeared (lost with a PostgreSQL
+   * crash right after acceptance, as it is written with asynchronous commit): the receipt
+   * the customer most likely asked for, under the message id it was given, addressed from the message.
+   */
+  async function receiptFromMessage(job: SmppReceiptJob): Promise<void> {
+    if (!isFinalStatus(job.status)) return;
+    const { rows } = await pool.query<{
+      to_number: string;
+      sender_id: string;
+      created_at: Date;
+      body: string;
+    }>(
+      "SELECT to_number, sender_id, created_at, body FROM messages WHERE id = $1 AND account_id = $2 AND source = 'smpp'",
+      [job.messageId, job.accountId],
+    );
+    const message = rows[0];
+    if (!message) return;
+    const { text, messageState } = buildReceiptText({
+      submitId: job.messageId,
+      status: job.status,
+      errorCode: job.errorCode,
+      submittedAt: message.created_at,
+      doneAt: new Date(job.occurredAt),
+      body: message.body,
+    });
+    await insertReceipts(pool, [
+      {
+        eventId: job.eventId,
+        accountId: job.accountId,
+        submitId: job.messageId,
+        messageId: job.messageId,
+        sourceAddr: message.to_number.replace(/^\+/, ""),
+        destinationAddr: message.sender_id,
+        messageState,
+        text,
+      },
+    ]);
+    onStored([job.accountId]);
+  }
+
+  /** Processes one job; `isLastAttempt` lets a missing submit record fall back to the message row. */
+  return async function process(job: SmppReceiptJob, isLastAttempt = false): Promise<void> {
+    if (await batcher.add(job)) return;
+    if (isLastAttempt) return receiptFromMessage(job);
+    // Written right after acceptance commits, so normally only a message a few ms old is
+    // here without them: BullMQ retries the job with back-off.
+    throw new SubmitRecordMissingError(`no smpp_submits rows for ${job.messageId} yet`);
   };
 }

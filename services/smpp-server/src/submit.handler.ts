@@ -15,6 +15,8 @@ import { insertSubmits, type SubmitRecord } from "./submits.sql";
 
 export interface SubmitDeps {
   pool: pg.Pool;
+  /** Where submit records are written: connections with synchronous_commit off (see service.ts). */
+  recordsPool: pg.Pool;
   accounts: AccountDirectory;
   acceptor: MessageAcceptor;
   limiter: RateLimiter;
@@ -32,7 +34,7 @@ export interface SubmitDeps {
  */
 export function createSubmitHandler(deps: SubmitDeps) {
   const { pool, accounts, acceptor, limiter, metrics, logger } = deps;
-  const records = new Batcher<SubmitRecord>((items) => insertSubmits(pool, items), {
+  const records = new Batcher<SubmitRecord>((items) => insertSubmits(deps.recordsPool, items), {
     maxBatch: 1000,
     maxConcurrent: 2,
   });

@@ -1,6 +1,7 @@
 import { encodeGsm7 } from "@sms/sms-encoding";
 import { CommandStatus, EsmClass, MessageState, type DeliverSm, type SmppClient } from "@sms/smpp";
 import { waitFor } from "@sms/testing";
+import { createDlrOutProcessor, SubmitRecordMissingError } from "../src/dlr-out.processor";
 import { startHarness, type Harness, type TestCustomer } from "./harness";
 
 let h: Harness;
@@ -14,9 +15,7 @@ const base = { source_addr: "ACME", destination_addr: "447911123456", dest_addr_
 const gsm = (text: string) => Buffer.from(encodeGsm7(text));
 
 /** A customer with a transmitter for submits and a receiver that records every deliver_sm. */
-async function customerWithReceiver(
-  answer: (pdu: DeliverSm) => number | void = () => undefined,
-): Promise<{
+async function customerWithReceiver(answer: (pdu: DeliverSm) => number | void = () => undefined): Promise<{
   customer: TestCustomer;
   transmitter: SmppClient;
   received: DeliverSm[];
@@ -226,5 +225,37 @@ describe("receipts as deliver_sm", () => {
       c.customer.accountId,
     ]);
     expect(count.rows[0].n).toBe(0);
+  });
+
+  it("falls back to the message row on a job's last attempt when its submit record was lost", async () => {
+    const c = await customerWithReceiver();
+    await c.bindReceiver();
+    const id = await submit(c.transmitter);
+    // As if PostgreSQL had crashed before the asynchronously committed record reached the disk.
+    await h.pool.query("DELETE FROM smpp_submits WHERE id = $1", [id]);
+    const woken: string[] = [];
+    const processJob = createDlrOutProcessor(h.pool, (accounts) => woken.push(...accounts));
+    const job = {
+      eventId: `evt_${id.slice(4)}`,
+      accountId: c.customer.accountId,
+      messageId: id,
+      status: "delivered" as const,
+      previousStatus: "sent",
+      sequence: 3,
+      errorCode: null,
+      occurredAt: new Date().toISOString(),
+    };
+    await expect(processJob(job)).rejects.toBeInstanceOf(SubmitRecordMissingError);
+    await processJob(job, true);
+    expect(woken).toEqual([c.customer.accountId]);
+    const { rows } = await h.pool.query(
+      "SELECT submit_id, source_addr, destination_addr FROM smpp_receipts WHERE message_id = $1",
+      [id],
+    );
+    expect(rows).toEqual([{ submit_id: id, source_addr: "447911123456", destination_addr: "ACME" }]);
+    // Another account's job for the same message still gets nothing.
+    const stranger = await h.addCustomer();
+    await processJob({ ...job, eventId: `evt_${id.slice(4, -1)}X`, accountId: stranger.accountId }, true);
+    expect(await pendingReceipts(stranger.accountId)).toBe(0);
   });
 });

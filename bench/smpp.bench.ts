@@ -1,0 +1,162 @@
+// pnpm bench:smpp — one customer transceiver bind with a window of 100 against the built
+// smpp-server, with the rest of the platform running (carrier simulator, dispatcher,
+// dlr-ingest, scheduler with the outbox relay). Prints:
+//   1. submit_sm answered ESME_ROK per second (target ≥ 5,000/s);
+//   2. receipts returned to the customer per second as they come back through the
+//      pipeline (dispatcher → simulator → dlr-ingest → outbox relay → smpp-server);
+//   3. the receipt path alone (smpp.dlr-out jobs → smpp_receipts → deliver_sm), fed
+//      directly with a receipt job per accepted message (target ≥ 2,000/s).
+import pg from "pg";
+import { hashSmppPassword } from "@sms/auth";
+import { newId } from "@sms/ids";
+import { createSmppReceiptProducer, type SmppReceiptJob } from "@sms/queues";
+import { encodeGsm7 } from "@sms/sms-encoding";
+import { SmppClient } from "@sms/smpp";
+import { Redis } from "ioredis";
+import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
+
+const TOTAL = Number(process.env.BENCH_SMPP_MESSAGES ?? 30_000);
+const WINDOW = 100;
+const SMPP_PORT = 3951;
+const RECEIPT_WAIT_MS = Number(process.env.BENCH_SMPP_RECEIPT_WAIT_MS ?? 20_000);
+/** BENCH_SMPP_ALONE=1 starts only the smpp-server (to profile it): no receipts come back through the pipeline. */
+const ALONE = process.env.BENCH_SMPP_ALONE === "1";
+
+async function main(): Promise<void> {
+  const base = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms";
+  const databaseUrl = await freshDatabase(base, "sms_bench_smpp");
+  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  const redisPrefix = `bench-smpp-${Date.now()}`;
+  const common = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_PREFIX: redisPrefix };
+  const { accountId } = await createBenchAccount(databaseUrl, "BENCH");
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  await db.query(
+    "INSERT INTO smpp_credentials (system_id, account_id, password_hash) VALUES ('bench', $1, $2)",
+    [accountId, await hashSmppPassword("bench")],
+  );
+  await db.query(
+    `INSERT INTO carriers (id, name, host, port, system_id, password, transmitter_binds, receiver_binds, window_size, submits_per_second, updated_at)
+     VALUES ('sim', 'simulator', '127.0.0.1', 3952, 'platform', 'platform', 2, 1, 100, 100000, now())`,
+  );
+  await db.query("INSERT INTO routes (id, prefix, carrier_id, priority) VALUES ('rte_all', '+', 'sim', 0)");
+
+  const children = ALONE
+    ? []
+    : [
+        await startService(
+          "carrier-simulator",
+          {
+            ...common,
+            CARRIER_SIM_HOST: "127.0.0.1",
+            CARRIER_SIM_SMPP_PORT: "3952",
+            CARRIER_SIM_HTTP_PORT: "3953",
+            CARRIER_SIM_RECEIPT_DELAY_MS: "50",
+            CARRIER_SIM_WINDOW_SIZE: "200",
+            CARRIER_SIM_MAGIC_NUMBERS: "false",
+          },
+          "http://127.0.0.1:3953/readyz",
+        ),
+        await startService("dlr-ingest", { ...common, PORT: "3954" }, "http://127.0.0.1:3954/readyz"),
+        await startService("dispatcher", { ...common, PORT: "3955" }, "http://127.0.0.1:3955/readyz"),
+        await startService("scheduler", { ...common, PORT: "3956" }, "http://127.0.0.1:3956/readyz"),
+      ];
+  children.push(
+    await startService(
+      "smpp-server",
+      { ...common, PORT: "3957", HOST: "127.0.0.1", SMPP_PORT: String(SMPP_PORT) },
+      "http://127.0.0.1:3957/readyz",
+    ),
+  );
+  const receiptTimes: number[] = [];
+  const client = new SmppClient({
+    host: "127.0.0.1",
+    port: SMPP_PORT,
+    systemId: "bench",
+    password: "bench",
+    bindType: "transceiver",
+    windowSize: WINDOW,
+    reconnect: false,
+    enquireLinkIntervalMs: 0,
+    onDeliverSm: () => void receiptTimes.push(Date.now()),
+  });
+  const queueRedis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const receipts = createSmppReceiptProducer({ connection: queueRedis, prefix: redisPrefix });
+  try {
+    await client.connect();
+    const segment = {
+      source_addr: "BENCH",
+      destination_addr: "14155550100",
+      dest_addr_ton: 1,
+      registered_delivery: 1,
+      data_coding: 0,
+      short_message: Buffer.from(encodeGsm7("SMPP benchmark message")),
+    };
+    // 1. submit_sm, WINDOW outstanding (SmppClient keeps its window full).
+    const ids: string[] = [];
+    let refused = 0;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: TOTAL }, async () => {
+        const response = await client.submit(segment);
+        if (response.command_status === 0 && response.message_id) ids.push(response.message_id);
+        else refused += 1;
+      }),
+    );
+    const submitSeconds = (Date.now() - started) / 1000;
+
+    // 2. Receipts through the pipeline, for as long as RECEIPT_WAIT_MS allows.
+    const deadline = Date.now() + (ALONE ? 0 : RECEIPT_WAIT_MS);
+    while (receiptTimes.length < ids.length && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const pipelineReceipts = receiptTimes.length;
+    const pipelineSpan = ((receiptTimes.at(-1) ?? started) - started) / 1000;
+
+    // 3. The receipt path alone: one more receipt job per accepted message, straight onto smpp.dlr-out.
+    const alreadyReceived = receiptTimes.length;
+    const direct = ids.slice(0, Math.min(ids.length, 20_000));
+    const occurredAt = new Date().toISOString();
+    const jobs: SmppReceiptJob[] = direct.map((messageId) => ({
+      eventId: newId("evt"),
+      accountId,
+      messageId,
+      status: "delivered",
+      previousStatus: "sent",
+      sequence: 9,
+      errorCode: null,
+      occurredAt,
+    }));
+    const directStarted = Date.now();
+    for (let i = 0; i < jobs.length; i += 1000) await receipts.enqueue(jobs.slice(i, i + 1000));
+    const directDeadline = Date.now() + 20_000;
+    while (receiptTimes.length < alreadyReceived + direct.length && Date.now() < directDeadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const directCount = receiptTimes.length - alreadyReceived;
+    const directSeconds = ((receiptTimes.at(-1) ?? directStarted) - directStarted) / 1000;
+
+    console.log(
+      `\nSMPP server: one transceiver bind, window ${WINDOW}, everything else running on this machine`,
+    );
+    console.log(
+      `  submit_sm ESME_ROK   ${ids.length} in ${submitSeconds.toFixed(2)} s → ${(ids.length / submitSeconds).toFixed(0)} /s   (target ≥ 5000; refused ${refused})`,
+    );
+    console.log(
+      `  receipts (pipeline)  ${pipelineReceipts}/${ids.length} within ${(RECEIPT_WAIT_MS / 1000).toFixed(0)} s of the last submit, last at ${pipelineSpan.toFixed(2)} s → ${(pipelineReceipts / pipelineSpan).toFixed(0)} /s from the first submit`,
+    );
+    console.log(
+      `  receipts (path only) ${directCount}/${direct.length} in ${directSeconds.toFixed(2)} s → ${(directCount / directSeconds).toFixed(0)} /s   (target ≥ 2000)`,
+    );
+  } finally {
+    await client.close().catch(() => undefined);
+    await receipts.close();
+    queueRedis.disconnect();
+    for (const child of children.reverse()) await stopService(child);
+    await db.end();
+    await deleteRedisPrefix(redisUrl, redisPrefix);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
