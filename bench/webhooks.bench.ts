@@ -16,7 +16,12 @@ const TOTAL = Number(process.env.BENCH_WEBHOOKS ?? 30_000);
 const RATE = 1000;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 
-function startReceiver(): Promise<{ port: number; arrivals: Map<string, number>; lateness: number[]; close(): void }> {
+function startReceiver(): Promise<{
+  port: number;
+  arrivals: Map<string, number>;
+  lateness: number[];
+  close(): void;
+}> {
   const arrivals = new Map<string, number>();
   const lateness: number[] = [];
   const server = http.createServer((req, res) => {
@@ -55,35 +60,47 @@ SELECT 'evt_' || lpad(to_hex(n), 26, '0') || $3, $1, $2, 'message.sent', n + 1,
        jsonb_build_object('to', '+14155550100', 'status', 'sent', 'previous_status', 'queued', 'sender_id', 'BENCH', 'segments', 1)
 FROM generate_series($4::int, $4::int + $5::int - 1) AS n`;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
 async function main(): Promise<void> {
   const base = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms";
   const databaseUrl = await freshDatabase(base, "sms_bench_webhooks");
   const redisPrefix = `bench-hooks-${Date.now()}`;
-  const common = { DATABASE_URL: databaseUrl, REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", REDIS_PREFIX: redisPrefix };
+  const common = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    REDIS_PREFIX: redisPrefix,
+  };
   const receiver = await startReceiver();
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const accountId = newId("acc");
   const messageId = newId("msg");
-  await db.query("INSERT INTO accounts (id, name, balance, updated_at) VALUES ($1, 'bench', 0, now())", [accountId]);
+  await db.query("INSERT INTO accounts (id, name, balance, updated_at) VALUES ($1, 'bench', 0, now())", [
+    accountId,
+  ]);
   await db.query(
     `INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged, status)
      VALUES ($1, $2, '+14155550100', 'BENCH', 'x', 'GSM7', 1, 0, 'sent')`,
     [messageId, accountId],
   );
   const box = createSecretBox(BENCH_SECRETS.SECRET_ENCRYPTION_KEY);
-  await db.query("INSERT INTO webhook_endpoints (account_id, url, secret_sealed, updated_at) VALUES ($1, $2, $3, now())", [
-    accountId,
-    `http://127.0.0.1:${receiver.port}/hooks`,
-    box.seal(generateSecret(), accountId),
-  ]);
+  await db.query(
+    "INSERT INTO webhook_endpoints (account_id, url, secret_sealed, updated_at) VALUES ($1, $2, $3, now())",
+    [accountId, `http://127.0.0.1:${receiver.port}/hooks`, box.seal(generateSecret(), accountId)],
+  );
   const children = [
     await startService("scheduler", { ...common, PORT: "3931" }, "http://127.0.0.1:3931/readyz"),
     await startService(
       "webhook-delivery",
-      { ...common, PORT: "3932", WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ENDPOINT_CONCURRENCY: "200" },
+      {
+        ...common,
+        PORT: "3932",
+        WEBHOOK_ALLOW_LOOPBACK: "true",
+        WEBHOOK_ALLOW_HTTP: "true",
+        WEBHOOK_ENDPOINT_CONCURRENCY: "200",
+      },
       "http://127.0.0.1:3932/readyz",
     ),
   ];
@@ -92,20 +109,27 @@ async function main(): Promise<void> {
     const written = Date.now();
     await db.query(EVENTS, [accountId, messageId, "a", 0, TOTAL]);
     const deadline = Date.now() + 120_000;
-    while (receiver.arrivals.size < TOTAL && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (receiver.arrivals.size < TOTAL && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     const times = [...receiver.arrivals.values()].sort((a, b) => a - b);
     const first = times[0] ?? NaN;
     const last = times.at(-1) ?? NaN;
     const { rows: recorded } = await db.query<{ ok: string; attempts: string }>(
       "SELECT count(*) FILTER (WHERE status = 'succeeded') AS ok, (SELECT count(*) FROM webhook_attempts) AS attempts FROM webhook_deliveries",
     );
-    console.log(`\nWebhooks: ${TOTAL} events to one local endpoint (scheduler relay + 1 webhook-delivery process)`);
-    console.log(`  received             ${receiver.arrivals.size} distinct ids; ${recorded[0]!.ok} deliveries succeeded, ${recorded[0]!.attempts} attempts recorded`);
+    console.log(
+      `\nWebhooks: ${TOTAL} events to one local endpoint (scheduler relay + 1 webhook-delivery process)`,
+    );
+    console.log(
+      `  received             ${receiver.arrivals.size} distinct ids; ${recorded[0]!.ok} deliveries succeeded, ${recorded[0]!.attempts} attempts recorded`,
+    );
     console.log(`  first webhook after  ${first - written} ms`);
     console.log(
       `  throughput           ${(((receiver.arrivals.size - 1) / (last - first)) * 1000).toFixed(0)} deliveries/s first→last   (target ≥ 3000)`,
     );
-    console.log(`  written→all received ${((last - written) / 1000).toFixed(2)} s → ${((TOTAL / (last - written)) * 1000).toFixed(0)} /s`);
+    console.log(
+      `  written→all received ${((last - written) / 1000).toFixed(2)} s → ${((TOTAL / (last - written)) * 1000).toFixed(0)} /s`,
+    );
 
     // 2. Latency at a steady 1,000 events/s.
     receiver.lateness.length = 0;
@@ -120,7 +144,8 @@ async function main(): Promise<void> {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
     const until = Date.now() + 30_000;
-    while (receiver.arrivals.size < before + sent && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    while (receiver.arrivals.size < before + sent && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 50));
     const late = [...receiver.lateness].sort((a, b) => a - b);
     console.log(`\n  steady ${RATE} events/s for ${DURATION_S} s: ${late.length}/${sent} received`);
     console.log(

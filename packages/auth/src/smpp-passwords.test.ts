@@ -18,7 +18,13 @@ describe("SMPP passwords", () => {
   });
 
   it("refuses malformed stored hashes instead of throwing", async () => {
-    for (const stored of ["", "plain", "scrypt$1$8$1$$", "bcrypt$x$y$z$a$b", "scrypt$3$8$1$c2FsdA==$aGFzaA=="])
+    for (const stored of [
+      "",
+      "plain",
+      "scrypt$1$8$1$$",
+      "bcrypt$x$y$z$a$b",
+      "scrypt$3$8$1$c2FsdA==$aGFzaA==",
+    ])
       expect(await verifySmppPassword("x", stored)).toBe(false);
   });
 
