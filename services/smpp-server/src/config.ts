@@ -41,6 +41,8 @@ const SmppServerSettings = z.object({
   RECEIPT_SWEEP_MS: envInt(1000, 50, MINUTE),
   /** smpp.dlr-out jobs processed at once. */
   DLR_OUT_CONCURRENCY: envInt(100, 1, 1000),
+  /** Acceptance transactions in flight at once (group commit; one account's serialize on its balance row anyway). */
+  ACCEPT_CONCURRENT_FLUSHES: envInt(1, 1, 16),
   /** Most segments one message may have (DESIGN §3). */
   MAX_SEGMENTS: envInt(10, 1, 255),
   /** Credits charged per segment (DESIGN §4). */

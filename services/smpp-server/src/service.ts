@@ -66,6 +66,10 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
     options: {
       maxSegments: config.MAX_SEGMENTS,
       creditsPerSegment: config.CREDITS_PER_SEGMENT,
+      // Fewer, larger transactions: each statement is a write syscall, and those were a third of
+      // the CPU at 4,500 submits/s on one bind, while a second flush of the same account only
+      // waits on its balance row.
+      committer: { maxConcurrentFlushes: config.ACCEPT_CONCURRENT_FLUSHES },
       outbox: { staleAfterMs: config.OUTBOX_STALE_AFTER_MS },
     },
   });

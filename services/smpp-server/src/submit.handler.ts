@@ -36,7 +36,7 @@ export function createSubmitHandler(deps: SubmitDeps) {
   const { pool, accounts, acceptor, limiter, metrics, logger } = deps;
   const records = new Batcher<SubmitRecord>((items) => insertSubmits(deps.recordsPool, items), {
     maxBatch: 1000,
-    maxConcurrent: 2,
+    maxConcurrent: 1,
   });
 
   async function acceptWhole(account: BoundAccount, submit: ParsedSubmit, text: string) {
