@@ -81,3 +81,39 @@ describe("SmppServerSession backpressure", () => {
     }
   });
 });
+
+describe("SmppServerSession close", () => {
+  it("answers the requests being handled before it unbinds", async () => {
+    let release: () => void = () => undefined;
+    const server = await startTestServer({
+      inactivityTimeoutMs: 0,
+      onRequest: async () => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return { fields: { message_id: "late" } };
+      },
+    });
+    const peer = await RawPeer.connect(server.port);
+    try {
+      expect((await peer.request("bind_transceiver", bindFields)).command_status).toBe(
+        CommandStatus.ESME_ROK,
+      );
+      const sequence = peer.send("submit_sm", submitFields);
+      await waitFor(() => server.sessions[0]!.pending === 1, { what: "the submit in its handler" });
+      const closing = server.sessions[0]!.close("shutting down");
+      // A request arriving now is refused at once; the one in the handler still gets its answer.
+      expect((await peer.request("submit_sm", submitFields)).command_status).toBe(
+        CommandStatus.ESME_RINVBNDSTS,
+      );
+      expect(peer.received.some((pdu) => pdu.command === "unbind")).toBe(false);
+      release();
+      const answer = await peer.next((pdu) => pdu.sequence_number === sequence, "the submit's answer");
+      expect(answer).toMatchObject({ command: "submit_sm_resp", command_status: 0, message_id: "late" });
+      const unbind = await peer.next((pdu) => pdu.command === "unbind", "unbind after the answer");
+      peer.send("unbind_resp", {}, unbind.sequence_number);
+      await closing;
+    } finally {
+      peer.close();
+      await server.close();
+    }
+  });
+});

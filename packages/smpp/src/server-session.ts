@@ -49,6 +49,8 @@ export interface SmppServerSessionOptions {
 
 interface ServerSessionEvents {
   state: [state: ServerSessionState, reason: string | undefined];
+  /** No request of the peer is being handled any more. */
+  idle: [];
 }
 
 const BOUND_STATES: Record<BindType, ServerSessionState> = {
@@ -122,7 +124,12 @@ export class SmppServerSession extends EventEmitter<ServerSessionEvents> {
     return this.connection.request("deliver_sm", fields);
   }
 
-  /** Unbinds (when bound, waiting up to the response timeout for unbind_resp) and closes. */
+  /**
+   * Unbinds and closes. When bound: new requests get ESME_RINVBNDSTS at once, the ones
+   * being handled are answered first (up to the response timeout: a response written
+   * after the unbind would be lost, and the peer would send that message again), then
+   * unbind, waiting up to the response timeout for unbind_resp.
+   */
   async close(reason = "closed by server"): Promise<void> {
     if (this.currentState === "closed") return;
     // Not events.once(): it rejects when the socket emits "error" (ECONNRESET from a
@@ -130,6 +137,7 @@ export class SmppServerSession extends EventEmitter<ServerSessionEvents> {
     const closed = new Promise<void>((resolve) => this.connection.socket.once("close", () => resolve()));
     if (this.currentState.startsWith("bound")) {
       this.setState("unbound", reason);
+      await this.whenNoPendingRequests(this.options.responseTimeoutMs ?? 10000);
       await this.connection.request("unbind", {}, false).catch(() => undefined);
     }
     this.connection.end(reason);
@@ -151,6 +159,19 @@ export class SmppServerSession extends EventEmitter<ServerSessionEvents> {
     return this.connection.isReadingHeld;
   }
 
+  private whenNoPendingRequests(timeoutMs: number): Promise<void> {
+    if (this.pendingRequests === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.off("idle", done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.on("idle", done);
+    });
+  }
+
   private async handleCounted(pdu: Pdu): Promise<void> {
     const max = this.options.maxPendingRequests ?? 100;
     if (++this.pendingRequests >= max) this.connection.holdReading("window", true);
@@ -158,6 +179,7 @@ export class SmppServerSession extends EventEmitter<ServerSessionEvents> {
       await this.handleRequest(pdu);
     } finally {
       if (--this.pendingRequests < max) this.connection.holdReading("window", false);
+      if (this.pendingRequests === 0) this.emit("idle");
     }
   }
 
