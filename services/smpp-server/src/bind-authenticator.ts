@@ -3,6 +3,7 @@ import type { PrismaClient } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { CommandStatus, type BindRequest, type SmppServerSession } from "@sms/smpp";
 import type { AccountDirectory } from "./accounts";
+import type { BindLeases } from "./bind-leases";
 import type { SessionRegistry } from "./sessions";
 
 export interface BindPolicy {
@@ -28,10 +29,11 @@ export function createBindAuthenticator(deps: {
   prisma: PrismaClient;
   accounts: AccountDirectory;
   registry: SessionRegistry;
+  leases: BindLeases;
   policy: BindPolicy;
   logger: Logger;
 }) {
-  const { prisma, accounts, registry, policy, logger } = deps;
+  const { prisma, accounts, registry, leases, policy, logger } = deps;
 
   async function recordFailure(systemId: string): Promise<number> {
     // One statement: parallel wrong binds cannot both read "4 failures" and skip the lock.
@@ -70,14 +72,20 @@ export function createBindAuthenticator(deps: {
       });
     const account = await accounts.get(credential.accountId);
     if (!account || account.status !== "active") return CommandStatus.ESME_RBINDFAIL;
+    // The limit is the account's across every replica: a lease in Redis per bind.
+    const lease = await leases.acquire(account.id, credential.maxBinds);
     const identity = { accountId: account.id, systemId: credential.systemId };
-    if (!registry.reserve(session, identity, credential.maxBinds)) {
+    if (!lease || !registry.reserve(session, identity, credential.maxBinds)) {
+      if (lease) await leases.release(account.id, lease);
       logger.info("bind refused: over the account's bind limit", {
         account_id: account.id,
         max_binds: credential.maxBinds,
       });
       return CommandStatus.ESME_RBINDFAIL;
     }
+    session.on("state", (state) => {
+      if (state === "closed") void leases.release(account.id, lease).catch(() => undefined);
+    });
     return CommandStatus.ESME_ROK;
   };
 }

@@ -33,6 +33,8 @@ const SmppServerSettings = z.object({
   BIND_LOCK_MS: envInt(15 * MINUTE, 1000, 24 * 60 * MINUTE),
   /** Extra wait before answering a wrong password, per failure in a row, ms (capped at 5 s). */
   BIND_FAILURE_DELAY_MS: envInt(250, 0, 5000),
+  /** A bind's slot in the account's limit (shared by replicas in Redis) lapses this long after its replica died, ms. */
+  BIND_LEASE_MS: envInt(60_000, 1000, 60 * MINUTE),
   /** Parts of a concatenated message that stay incomplete this long are refused, ms. */
   CONCAT_TIMEOUT_MS: envInt(2 * MINUTE, 1000, 24 * 60 * MINUTE),
   /** A receipt the customer did not acknowledge is sent again after this long, ms. */

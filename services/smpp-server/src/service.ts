@@ -8,6 +8,7 @@ import { createRedis } from "@sms/redis";
 import { CommandStatus } from "@sms/smpp";
 import { AccountDirectory } from "./accounts";
 import { createBindAuthenticator } from "./bind-authenticator";
+import { BindLeases } from "./bind-leases";
 import { failStaleParts } from "./concatenation.sql";
 import type { SmppServerConfig } from "./config";
 import { createDlrOutProcessor } from "./dlr-out.processor";
@@ -74,6 +75,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
     },
   });
   const registry = new SessionRegistry();
+  const leases = new BindLeases(redis, config.REDIS_PREFIX, config.BIND_LEASE_MS);
   const metrics = new ServerMetrics(() => registry.size);
   const accounts = new AccountDirectory(prisma, config.ACCOUNT_CACHE_SECONDS);
   const pump = new ReceiptPump(pool, registry, metrics, logger, {
@@ -118,6 +120,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
         prisma,
         accounts,
         registry,
+        leases,
         logger,
         policy: {
           failuresBeforeLock: config.BIND_FAILURES_BEFORE_LOCK,
@@ -194,6 +197,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
       ]);
     clearInterval(sweepTimer);
     await within(listener.close());
+    leases.stop();
     await within(Promise.all([worker.close(), pump.stop()]));
     await within(acceptance.close());
     await within(producer.close());

@@ -1,6 +1,9 @@
 import { CommandStatus } from "@sms/smpp";
 import { RawPeer } from "@sms/smpp/test/raw-peer";
 import { waitFor } from "@sms/testing";
+import { createLogger } from "@sms/logger";
+import { loadSmppServerConfig } from "../src/config";
+import { startSmppServer } from "../src/service";
 import { startHarness, type Harness, type TestCustomer } from "./harness";
 
 let h: Harness;
@@ -30,7 +33,7 @@ beforeAll(async () => {
     BIND_LOCK_MS: "60000",
     SMPP_INACTIVITY_TIMEOUT_MS: "0",
   });
-  customer = await h.addCustomer({ maxBinds: 2 });
+  customer = await h.addCustomer({ maxBinds: 10 });
 });
 afterEach(() => {
   for (const peer of peers.splice(0)) peer.close();
@@ -88,6 +91,37 @@ describe("binds", () => {
         what: "a freed bind slot",
       },
     );
+  });
+
+  it("counts the bind limit across replicas: a second smpp-server sees the first one's binds", async () => {
+    const limited = await h.addCustomer({ maxBinds: 2 });
+    const replica = await startSmppServer(
+      loadSmppServerConfig({ ...h.world.env, PORT: "0", HOST: "127.0.0.1", SMPP_PORT: "0" }),
+      createLogger("smpp-server-replica", "error"),
+    );
+    const onReplica = async () => {
+      const peer = await RawPeer.connect(replica.smppPort);
+      peers.push(peer);
+      return peer;
+    };
+    try {
+      const [a, b, c] = [await connect(), await onReplica(), await onReplica()];
+      expect((await a.request("bind_transceiver", bindFields(limited))).command_status).toBe(0);
+      expect((await b.request("bind_transceiver", bindFields(limited))).command_status).toBe(0);
+      expect((await c.request("bind_transceiver", bindFields(limited))).command_status).toBe(
+        CommandStatus.ESME_RBINDFAIL,
+      );
+      a.close();
+      await waitFor(
+        async () => (await c.request("bind_transceiver", bindFields(limited))).command_status === 0,
+        {
+          what: "the slot freed on the other replica",
+        },
+      );
+    } finally {
+      for (const peer of peers.splice(0)) peer.close();
+      await replica.stop();
+    }
   });
 
   it("slows wrong passwords down, then locks the system_id: even the right password gets ESME_RBINDFAIL", async () => {
