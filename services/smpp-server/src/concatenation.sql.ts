@@ -104,12 +104,17 @@ export async function failGroup(
   return rows;
 }
 
-/** Parts still waiting for their group after `timeoutMs`: failed with INCOMPLETE and returned for receipts. */
+/**
+ * Parts still waiting for their group after `timeoutMs`: failed with INCOMPLETE and returned
+ * for receipts. Claimed groups (key ending in `#<claiming part id>`) are left alone: their
+ * message may well have been accepted.
+ */
 export async function failStaleParts(pool: pg.Pool, timeoutMs: number): Promise<FailedPart[]> {
   const { rows } = await pool.query<FailedPart>(
     `UPDATE smpp_submits SET failed_code = 'INCOMPLETE'
      WHERE id IN (SELECT id FROM smpp_submits
                   WHERE concat_key IS NOT NULL AND message_id IS NULL AND failed_code IS NULL
+                    AND concat_key !~ '#msg_[0-9A-Z]{26}$'
                     AND created_at < now() - make_interval(secs => $1::double precision / 1000)
                   LIMIT 1000 FOR UPDATE SKIP LOCKED)
      RETURNING ${FAILED_COLUMNS}`,

@@ -78,6 +78,7 @@ export function createSubmitHandler(deps: SubmitDeps) {
     });
     if (!complete) return id;
     let quotaDay: string | undefined;
+    let messageId: string;
     try {
       const quota = await limiter.check(
         account.id,
@@ -91,8 +92,7 @@ export function createSubmitHandler(deps: SubmitDeps) {
       const text = sameCoding
         ? decodeText(Buffer.concat(complete.parts.map((p) => p.octets)), complete.parts[0]!.dataCoding)
         : complete.parts.map((p) => decodeText(p.octets, p.dataCoding)).join("");
-      const message = await acceptWhole(account, submit, text);
-      await completeGroup(pool, account.id, complete.claimedKey, message.id);
+      messageId = (await acceptWhole(account, submit, text)).id;
     } catch (error) {
       if (quotaDay !== undefined)
         void limiter.refund(account.id, 1, quotaDay || undefined).catch(() => undefined);
@@ -102,6 +102,16 @@ export function createSubmitHandler(deps: SubmitDeps) {
       await deps.onPartsFailed(failed.filter((p) => p.id !== id));
       throw error;
     }
+    // The message is accepted: from here on, an error must not refuse it. Should this write fail,
+    // the claimed group keeps no message id and its parts get no receipts (logged); the sweeper
+    // leaves claimed groups alone, so they are never reported as refused.
+    await completeGroup(pool, account.id, complete.claimedKey, messageId).catch((error: unknown) =>
+      logger.error("accepted a concatenated message but could not link its parts", {
+        account_id: account.id,
+        message_id: messageId,
+        error: String(error),
+      }),
+    );
     return id;
   }
 
