@@ -31,6 +31,7 @@ beforeAll(async () => {
   h = await startHarness({
     BIND_FAILURES_BEFORE_LOCK: "3",
     BIND_LOCK_MS: "60000",
+    BIND_FAILURE_DELAY_MS: "150",
     SMPP_INACTIVITY_TIMEOUT_MS: "0",
   });
   customer = await h.addCustomer({ maxBinds: 10 });
@@ -135,8 +136,11 @@ describe("binds", () => {
       );
       timings.push(Date.now() - started);
     }
-    // BIND_FAILURE_DELAY_MS is 10 in tests: 10, 20, then 30 ms (the lock) on top of the hash.
-    expect(timings[2]! - 30).toBeGreaterThanOrEqual(0);
+    // BIND_FAILURE_DELAY_MS is 150 here: 150, 300, then 450 ms (the lock) on top of the hash (~50 ms),
+    // so each answer comes later than the one before.
+    expect(timings[0]).toBeGreaterThanOrEqual(150);
+    expect(timings[1]).toBeGreaterThanOrEqual(300);
+    expect(timings[2]).toBeGreaterThanOrEqual(450);
     const locked = await peer.request("bind_transceiver", bindFields(victim));
     expect(locked.command_status).toBe(CommandStatus.ESME_RBINDFAIL);
     const row = (
