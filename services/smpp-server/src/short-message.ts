@@ -1,5 +1,6 @@
 import { decodeShortMessage, parseUdh, UnsupportedDataCodingError } from "@sms/sms-encoding";
 import { CommandStatus, EsmClass, type Pdu } from "@sms/smpp";
+import { parseSmppTime } from "./smpp-time";
 
 /** A submit_sm we cannot take as sent; `status` is what submit_sm_resp carries. */
 export class SubmitRefusal extends Error {
@@ -31,6 +32,8 @@ export interface ParsedSubmit {
   octets: Buffer;
   /** Set when this submit is one part of a longer message (UDH 8/16-bit reference or SAR TLVs). */
   part?: PartInfo;
+  /** schedule_delivery_time as ISO 8601 UTC, for the acceptance path to validate; null for now. */
+  scheduledAt: string | null;
 }
 
 /** data_coding values whose text we decode (SMPP 3.4 §5.2.19). */
@@ -72,9 +75,13 @@ export function parseSubmit(pdu: Pdu): ParsedSubmit {
   } else if (pdu.sar_msg_ref_num !== undefined) {
     part = readSar(pdu);
   }
+  const scheduled = parseSmppTime(String(pdu.schedule_delivery_time ?? ""));
+  if (scheduled === undefined)
+    throw new SubmitRefusal(CommandStatus.ESME_RINVSCHED, "schedule_delivery_time is not an SMPP time");
   return {
     sourceAddr,
     destinationAddr,
+    scheduledAt: scheduled ? scheduled.toISOString() : null,
     to: toE164(destinationAddr, Number(pdu.dest_addr_ton ?? 0)),
     registeredDelivery: Number(pdu.registered_delivery ?? 0),
     dataCoding,

@@ -42,7 +42,7 @@ export function createSubmitHandler(deps: SubmitDeps) {
   async function acceptWhole(account: BoundAccount, submit: ParsedSubmit, text: string) {
     return acceptor.acceptOne(
       { id: account.id, senderIds: account.senderIds },
-      { to: submit.to, message: text, senderId: submit.sourceAddr },
+      { to: submit.to, message: text, senderId: submit.sourceAddr, scheduledAt: submit.scheduledAt },
       "smpp",
     );
   }
