@@ -1,5 +1,6 @@
 import pg from "pg";
 import { createDatabase } from "@sms/db";
+import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import { createAcceptance } from "@sms/message-acceptance";
 import { createDispatchProducer, openWorker, QUEUES, SmppReceiptJob, type Job } from "@sms/queues";
@@ -13,7 +14,6 @@ import { failStaleParts } from "./concatenation.sql";
 import type { SmppServerConfig } from "./config";
 import { createDlrOutProcessor } from "./dlr-out.processor";
 import { storeFailedPartReceipts } from "./failed-parts";
-import { startHttp } from "./http";
 import { startListener } from "./listener";
 import { ServerMetrics } from "./metrics";
 import { createQueryHandler } from "./query.handler";
@@ -170,14 +170,14 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
   acceptance.outbox.startRelay(config.OUTBOX_STALE_AFTER_MS);
 
   let shuttingDown = false;
-  const http = await startHttp(
+  const http = await startHealthServer(
     config.PORT,
-    config.HOST,
     {
       postgres: async () => void (await pool.query("SELECT 1")),
       redis: async () => void (await redis.ping()),
     },
     () => shuttingDown,
+    config.HOST,
     metrics,
   );
   logger.info("smpp-server started", {
