@@ -210,6 +210,16 @@ describe("bind states and link housekeeping", () => {
     await peer.closed;
   });
 
+  it("reports itself ready and counts binds and refusals on /metrics", async () => {
+    const base = `http://127.0.0.1:${h.server.port}`;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const peer = await connect();
+    expect((await peer.request("bind_transceiver", bindFields(customer))).command_status).toBe(0);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(Number(/^smpp_binds (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(Number(/^smpp_binds_refused_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+  });
+
   it("unbinds a customer that says nothing for the inactivity timeout", async () => {
     const quick = await startHarness({ SMPP_INACTIVITY_TIMEOUT_MS: "300" });
     try {
