@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
+import { isMessageStatus, isTerminal } from "@sms/message-state";
 import type {
   SmppReceiptJob,
   SmppReceiptProducer,
@@ -34,7 +35,8 @@ export interface RelayResult {
  * - a webhook_deliveries row per event of an account with an endpoint, queued on
  *   webhook.deliver after the commit (the worker reads the row, so it must exist
  *   first); if that enqueue fails, the webhook reconciler finds the pending row;
- * - an smpp.dlr-out job per event of a message submitted over SMPP, queued before the
+ * - an smpp.dlr-out job per final event (delivered, failed, canceled) of a message
+ *   submitted over SMPP, queued before the
  *   commit (the job carries all it needs; a rollback means it is queued again under
  *   the same job id, which BullMQ ignores while the first exists).
  */
@@ -75,7 +77,8 @@ async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, 
     client,
     rows.filter((row) => row.endpoint_enabled !== null),
   );
-  const receipts = rows.filter((row) => row.source === "smpp").map(toSmppReceipt);
+  // Receipts report final outcomes only (SMPP registered_delivery): queued and sent stay here.
+  const receipts = rows.filter(isFinalSmppEvent).map(toSmppReceipt);
   await producers.smppReceipts.enqueue(receipts);
   return { events: rows.length, toQueue, smppReceipts: receipts.length };
 }
@@ -98,6 +101,11 @@ async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Prom
   return inserted
     .filter((row) => row.status === "pending")
     .map((row) => ({ eventId: row.event_id, accountId: row.account_id }));
+}
+
+function isFinalSmppEvent(row: ClaimedRow): boolean {
+  const status = row.payload.status;
+  return row.source === "smpp" && isMessageStatus(status) && isTerminal(status);
 }
 
 function toSmppReceipt(row: ClaimedRow): SmppReceiptJob {

@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { z } from "zod";
 
 /** Thrown for a key that is not 32 bytes of base64, or a sealed value that does not open. */
 export class SecretBoxError extends Error {
@@ -61,7 +62,7 @@ export function createSecretBox(base64Key: string): SecretBox {
   };
 }
 
-/** For config schemas: true when `value` is a usable SECRET_ENCRYPTION_KEY. */
+/** True when `value` is a usable SECRET_ENCRYPTION_KEY. */
 export function isEncryptionKey(value: string): boolean {
   try {
     return parseEncryptionKey(value).length === 32;
@@ -69,3 +70,7 @@ export function isEncryptionKey(value: string): boolean {
     return false;
   }
 }
+
+/** The SECRET_ENCRYPTION_KEY setting every service that seals or opens secrets declares. */
+export const encryptionKeySetting = () =>
+  z.string().refine(isEncryptionKey, "must be 32 random bytes in base64 (openssl rand -base64 32)");

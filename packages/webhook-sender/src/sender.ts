@@ -86,19 +86,6 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       latencyMs: Math.round(performance.now() - started),
       startedAt,
     });
-    try {
-      // Checked on every attempt: a literal IP never reaches the dns lookup, and the
-      // policy may have changed since the URL was registered.
-      assertUrlAllowed(request.url, { allowLoopback: options.allowLoopback, allowHttp: options.allowHttp });
-    } catch (error) {
-      return finish({
-        outcome: "failure",
-        statusCode: null,
-        responseBody: null,
-        error: messageOf(error),
-        retryAfterMs: null,
-      });
-    }
     const headers = signWebhook({
       secrets: request.secrets,
       id: request.id,
@@ -106,6 +93,9 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       body: request.body,
     });
     try {
+      // Checked on every attempt: a literal IP never reaches the dns lookup, and the
+      // policy may have changed since the URL was registered.
+      assertUrlAllowed(request.url, { allowLoopback: options.allowLoopback, allowHttp: options.allowHttp });
       const { statusCode, retryAfter, body } = await post(client, request.url, headers, request.body);
       const outcome: AttemptOutcome =
         statusCode >= 200 && statusCode < 300 ? "success" : statusCode === 410 ? "gone" : "failure";

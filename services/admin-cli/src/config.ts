@@ -1,5 +1,5 @@
 import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
-import { isEncryptionKey } from "@sms/secret-box";
+import { encryptionKeySetting } from "@sms/secret-box";
 
 const AdminConfig = z.object({
   /** PostgreSQL connection URL (the database every service shares). */
@@ -14,7 +14,7 @@ const AdminConfig = z.object({
   REDIS_URL: commonSettings.REDIS_URL,
   REDIS_PREFIX: commonSettings.REDIS_PREFIX,
   /** The services' key sealing webhook secrets; needed by the webhook commands only. */
-  SECRET_ENCRYPTION_KEY: z.string().refine(isEncryptionKey, "must be 32 random bytes in base64").optional(),
+  SECRET_ENCRYPTION_KEY: encryptionKeySetting().optional(),
   /** As the webhook-delivery service: loopback and http:// URLs only for local use. */
   WEBHOOK_ALLOW_LOOPBACK: envBoolean(false),
   WEBHOOK_ALLOW_HTTP: envBoolean(false),

@@ -1,13 +1,5 @@
 import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
-import { parseEncryptionKey } from "@sms/secret-box";
-
-const isEncryptionKey = (value: string) => {
-  try {
-    return parseEncryptionKey(value).length === 32;
-  } catch {
-    return false;
-  }
-};
+import { encryptionKeySetting } from "@sms/secret-box";
 
 const GatewaySettings = z.object({
   ...commonSettings,
@@ -38,7 +30,7 @@ const GatewaySettings = z.object({
   /** Secret of the OTP code HMACs (at least 32 characters; openssl rand -base64 32). Changing it voids pending OTPs. */
   OTP_HMAC_SECRET: z.string().min(32),
   /** 32 bytes in base64: seals the text of OTP messages for the dispatcher (DESIGN §7). */
-  SECRET_ENCRYPTION_KEY: z.string().refine(isEncryptionKey, "must be 32 random bytes in base64"),
+  SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
   /** Wrong codes an OTP takes before it fails (DESIGN §7: 5). */
   OTP_MAX_ATTEMPTS: envInt(5, 1, 100),
   /** OTPs sent to one phone by one account per window (DESIGN §7: 5 per 10 minutes). */

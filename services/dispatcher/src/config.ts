@@ -1,13 +1,5 @@
 import { commonSettings, envInt, loadConfig, z } from "@sms/config";
-import { parseEncryptionKey } from "@sms/secret-box";
-
-const isEncryptionKey = (value: string) => {
-  try {
-    return parseEncryptionKey(value).length === 32;
-  } catch {
-    return false;
-  }
-};
+import { encryptionKeySetting } from "@sms/secret-box";
 
 const DispatcherSettings = z.object({
   ...commonSettings,
@@ -30,7 +22,7 @@ const DispatcherSettings = z.object({
   /** First back-off after ESME_RTHROTTLED / ESME_RMSGQFUL, doubled each time (capped at 5 s). */
   THROTTLE_BACKOFF_MS: envInt(100, 1, 5000),
   /** 32 bytes in base64 (openssl rand -base64 32): opens the sealed texts of OTP messages. */
-  SECRET_ENCRYPTION_KEY: z.string().refine(isEncryptionKey, "must be 32 random bytes in base64"),
+  SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
 });
 
 export type DispatcherConfig = z.infer<typeof DispatcherSettings>;

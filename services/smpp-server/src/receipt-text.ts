@@ -1,10 +1,11 @@
+import { isMessageStatus, isTerminal } from "@sms/message-state";
 import { formatReceiptText, MessageState, ReceiptStat } from "@sms/smpp";
 
 /** Final message statuses that produce a receipt; queued/sent/scheduled do not (registered_delivery asks for final ones). */
 export type FinalStatus = "delivered" | "failed" | "canceled";
 
 export function isFinalStatus(status: string): status is FinalStatus {
-  return status === "delivered" || status === "failed" || status === "canceled";
+  return isMessageStatus(status) && isTerminal(status);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
-import { isEncryptionKey } from "@sms/secret-box";
+import { encryptionKeySetting } from "@sms/secret-box";
 import { DEFAULT_RETRY_SCHEDULE_MS } from "./schedule";
 
 const msList = (defaultValue: readonly number[]) =>
@@ -38,7 +38,7 @@ const WebhookDeliverySettings = z.object({
   /** How often BullMQ looks for stalled jobs (those whose worker died). */
   WEBHOOK_STALLED_CHECK_MS: envInt(15_000, 200, 600_000),
   /** 32 bytes in base64: opens the sealed signing secrets. */
-  SECRET_ENCRYPTION_KEY: z.string().refine(isEncryptionKey, "must be 32 random bytes in base64"),
+  SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
   /** Bound on a graceful stop; attempts still running then are handed back (BullMQ stalls them to another worker). */
   SHUTDOWN_TIMEOUT_MS: envInt(8000, 100, 120_000),
 });

@@ -16,7 +16,6 @@ export interface DeliverContext {
   retryScheduleMs: readonly number[];
   /** An endpoint at its cap sends the job back to wait about this long (randomised ×0.5–1.5). */
   capWaitMs: number;
-  onAttempt?: (outcome: string, latencyMs: number) => void;
 }
 
 export type DeliverOutcome = "succeeded" | "retry" | "failed" | "skipped" | "at-cap";
@@ -35,27 +34,23 @@ export async function deliver(
 ): Promise<DeliverOutcome> {
   const { eventId, accountId } = job.data;
   const target = await context.endpoints.target(accountId);
-  // The cap first: a slow endpoint's backlog cycles through here, and at the cap it
-  // costs one cached lookup and one Redis call, never a database read.
-  const lease = target?.enabled ? await context.leases.acquire(accountId) : null;
-  if (target?.enabled && !lease) {
-    await job.moveToDelayed(Date.now() + Math.round(context.capWaitMs * (0.5 + Math.random())), token);
-    throw new DelayedError();
-  }
-  const delivery = await context.store.load(eventId).catch(async (error: unknown) => {
-    await lease?.release();
-    throw error;
-  });
-  if (!delivery || delivery.status !== "pending") {
-    await lease?.release();
-    return "skipped";
-  }
-  if (!target || !target.enabled || !lease) {
+  if (!target?.enabled) {
+    // Only a still-pending delivery changes, so a finished one needs no read first.
     await context.store.failWithoutAttempt(eventId, target ? "endpoint disabled" : "no endpoint");
     return "failed";
   }
+  // The cap first: a slow endpoint's backlog cycles through here, and at the cap it
+  // costs one cached lookup and one Redis call, never a database read.
+  const lease = await context.leases.acquire(accountId);
+  if (!lease) {
+    await job.moveToDelayed(Date.now() + Math.round(context.capWaitMs * (0.5 + Math.random())), token);
+    throw new DelayedError();
+  }
+  let delivery;
   let result;
   try {
+    delivery = await context.store.load(eventId);
+    if (!delivery || delivery.status !== "pending") return "skipped";
     result = await context.sender.send({
       url: target.url,
       secrets: target.secrets,
@@ -65,7 +60,6 @@ export async function deliver(
   } finally {
     await lease.release();
   }
-  context.onAttempt?.(result.outcome, result.latencyMs);
   const attempt = delivery.attempts + 1;
   const base = { eventId, accountId, attempt, url: target.url, result };
 

@@ -21,8 +21,6 @@ import { startWebhookReconciler } from "./reconciler";
 
 export interface RunningWebhookDelivery {
   port: number;
-  /** Attempts made by this process, by outcome. */
-  attempts: Record<string, number>;
   reconcileOnce(): Promise<number>;
   /** SIGTERM path: not ready, stop taking jobs, give running attempts until the bound, then close everything. */
   stop(): Promise<void>;
@@ -47,7 +45,6 @@ export async function startWebhookDelivery(
     policy,
   );
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, ...policy });
-  const attempts: Record<string, number> = { success: 0, gone: 0, failure: 0 };
   const context: DeliverContext = {
     store: new DeliveryStore(database.pool),
     endpoints: new EndpointHealth(endpoints, database.pool, logger, {
@@ -63,9 +60,6 @@ export async function startWebhookDelivery(
     logger,
     retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
     capWaitMs: 2000,
-    onAttempt: (outcome) => {
-      attempts[outcome] = (attempts[outcome] ?? 0) + 1;
-    },
   };
   const worker = openWorker<WebhookDeliverJob>(
     queueContext,
@@ -131,7 +125,6 @@ export async function startWebhookDelivery(
   };
   return {
     port: health.port,
-    attempts,
     reconcileOnce: () => reconciler.runOnce(),
     stop: () => (stopped ??= stop()),
   };
