@@ -85,3 +85,34 @@ describe("webhook endpoint settings (real PostgreSQL)", () => {
     await expect(endpoints.reveal(bare)).rejects.toMatchObject({ code: "NO_ENDPOINT" });
   });
 });
+
+describe("a secret sealed under another deployment key", () => {
+  it("cannot be used, and registering the URL again makes a new one", async () => {
+    const world = await createTestWorld();
+    const db = createDatabase(world.databaseUrl, { poolSize: 2 });
+    try {
+      const policy = { allowLoopback: true, allowHttp: true };
+      const before = new WebhookEndpoints(
+        db.prisma,
+        createSecretBox(crypto.randomBytes(32).toString("base64")),
+        policy,
+      );
+      const after = new WebhookEndpoints(
+        db.prisma,
+        createSecretBox(crypto.randomBytes(32).toString("base64")),
+        policy,
+      );
+      const id = newId("acc");
+      await db.prisma.account.create({ data: { id, name: "t" } });
+      const { secret: lost } = await before.register(id, "http://127.0.0.1:9/hooks");
+      await expect(after.reveal(id)).rejects.toThrow(/does not open/);
+      const { secret } = await after.register(id, "http://127.0.0.1:9/hooks");
+      expect(secret).toMatch(/^whsec_/);
+      expect(secret).not.toBe(lost);
+      expect((await after.loadTarget(id))!.secrets).toEqual([secret]);
+    } finally {
+      await db.close();
+      await world.destroy();
+    }
+  });
+});

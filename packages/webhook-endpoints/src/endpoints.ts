@@ -1,5 +1,5 @@
 import type { PrismaClient, WebhookEndpoint } from "@sms/db";
-import type { SecretBox } from "@sms/secret-box";
+import { SecretBoxError, type SecretBox } from "@sms/secret-box";
 import type { UrlPolicy } from "@sms/ssrf-guard";
 import { generateSecret } from "@sms/webhook-signing";
 import { validateWebhookUrl } from "./validate-url";
@@ -61,12 +61,31 @@ export class WebhookEndpoints {
     await this.requireAccount(accountId);
     const checked = (await validateWebhookUrl(url, this.policy)).toString();
     const existing = await this.prisma.webhookEndpoint.findUnique({ where: { accountId } });
-    if (existing) {
+    if (existing && this.opens(existing)) {
       const row = await this.prisma.webhookEndpoint.update({
         where: { accountId },
         data: { url: checked, enabled: true, disabledReason: null, disabledAt: null, failingSince: null },
       });
       return { endpoint: view(row), secret: null };
+    }
+    if (existing) {
+      // Sealed under another SECRET_ENCRYPTION_KEY: nothing can sign with it any more,
+      // so registering again is how an operator recovers: a new secret, shown once.
+      const secret = generateSecret();
+      const row = await this.prisma.webhookEndpoint.update({
+        where: { accountId },
+        data: {
+          url: checked,
+          secretSealed: this.box.seal(secret, accountId),
+          previousSecretSealed: null,
+          previousSecretExpires: null,
+          enabled: true,
+          disabledReason: null,
+          disabledAt: null,
+          failingSince: null,
+        },
+      });
+      return { endpoint: view(row), secret };
     }
     const secret = generateSecret();
     const row = await this.prisma.webhookEndpoint.create({
@@ -124,6 +143,16 @@ export class WebhookEndpoints {
   async loadTarget(accountId: string, now = new Date()): Promise<DeliveryTarget | null> {
     const row = await this.prisma.webhookEndpoint.findUnique({ where: { accountId } });
     return row ? this.target(row, now) : null;
+  }
+
+  private opens(row: WebhookEndpoint): boolean {
+    try {
+      this.box.open(row.secretSealed, row.accountId);
+      return true;
+    } catch (error) {
+      if (error instanceof SecretBoxError) return false;
+      throw error;
+    }
   }
 
   private target(row: WebhookEndpoint, now: Date): DeliveryTarget {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { isId } from "@sms/ids";
+import { SecretBoxError } from "@sms/secret-box";
 import { UrlNotAllowedError } from "@sms/ssrf-guard";
 import {
   replayFailedDeliveries,
@@ -18,6 +19,10 @@ async function refusals<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
+    if (error instanceof SecretBoxError)
+      throw new CommandError(
+        "the endpoint's secret was sealed under another SECRET_ENCRYPTION_KEY: use that key, or `webhook set` the URL again for a new secret",
+      );
     if (error instanceof UrlNotAllowedError || error instanceof WebhookEndpointError)
       throw new CommandError(error.message);
     throw error;
@@ -169,7 +174,7 @@ export function registerWebhookCommands(program: Command, io: CliIo): void {
     .description("POST a signed webhook.test event to the endpoint now and print the answer")
     .argument("<accountId>", "the account (acc_…)", accountId)
     .action(async (account: string, _options: unknown, command: Command) => {
-      const result = await sendTest(io, io.webhooks().endpoints(), account);
+      const result = await refusals(() => sendTest(io, io.webhooks().endpoints(), account));
       printResult(io, command, {
         json: {
           outcome: result.outcome,
