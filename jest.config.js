@@ -2,7 +2,7 @@
  * dependencies such as got, hence transformIgnorePatterns: []) to CommonJS. */
 module.exports = {
   testEnvironment: "node",
-  roots: ["<rootDir>/packages", "<rootDir>/services"],
+  roots: ["<rootDir>/packages", "<rootDir>/services", "<rootDir>/deploy"],
   testMatch: ["**/*.test.ts"],
   moduleFileExtensions: ["ts", "js", "mjs", "cjs", "json"],
   transform: {

@@ -1,0 +1,40 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parse } from "yaml";
+
+const root = path.resolve(__dirname, "..");
+const compose = parse(readFileSync(path.join(root, "docker-compose.yml"), "utf8"), { merge: true });
+const deployed = readdirSync(path.join(root, "services")).filter(
+  (name) => name !== "admin-cli" && existsSync(path.join(root, "services", name, "src", "main.ts")),
+);
+
+// No Docker engine on these machines: what can be checked without one is checked here.
+describe("docker-compose.yml", () => {
+  it.each(deployed)("runs %s from the one image, with a healthcheck on its /readyz", (name) => {
+    const service = compose.services[name];
+    expect(service).toBeDefined();
+    expect(service.image).toBe("sms-platform:local");
+    expect(service.command).toEqual([name]);
+    expect(service.healthcheck.test.join(" ")).toMatch(/\/readyz/);
+  });
+
+  it("applies the migrations before any service starts, after PostgreSQL is healthy", () => {
+    expect(compose.services.migrate.command).toEqual(["migrate"]);
+    expect(compose.services.migrate.depends_on.postgres.condition).toBe("service_healthy");
+    for (const name of deployed) {
+      expect(compose.services[name].depends_on.migrate.condition).toBe("service_completed_successfully");
+    }
+  });
+
+  it("points the demo's carrier at the simulator's container", () => {
+    expect(compose.services.seed.command).toEqual(["admin", "demo"]);
+    expect(compose.services.seed.environment.SIMULATOR_SMPP_HOST).toBe("carrier-simulator");
+  });
+
+  it("has PostgreSQL and Redis with healthchecks, and every image entry the entrypoint knows", () => {
+    expect(compose.services.postgres.healthcheck).toBeDefined();
+    expect(compose.services.redis.healthcheck).toBeDefined();
+    const entrypoint = readFileSync(path.join(root, "scripts", "container-entrypoint.sh"), "utf8");
+    expect(entrypoint).toMatch(/services\/\$\{1:-\$SERVICE\}\/dist\/main\.js/);
+  });
+});
