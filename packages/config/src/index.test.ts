@@ -1,4 +1,4 @@
-import { ConfigError, envBoolean, envInt, loadConfig, z } from "./index";
+import { commonSettings, ConfigError, envBoolean, envInt, loadConfig, z } from "./index";
 
 const schema = z.object({ PORT: envInt(3000, 1, 65535), DEBUG: envBoolean(false), NAME: z.string().min(1) });
 
@@ -15,5 +15,27 @@ describe("loadConfig", () => {
       expect((error as Error).message).toMatch(/PORT is invalid/);
       expect((error as Error).message).toMatch(/NAME is missing/);
     }
+  });
+});
+
+describe("commonSettings", () => {
+  const redis = z.object({ REDIS_URL: commonSettings.REDIS_URL, REDIS_PREFIX: commonSettings.REDIS_PREFIX });
+
+  it("accepts one Redis server or the nodes of a Redis Cluster", () => {
+    for (const url of [
+      "redis://127.0.0.1:6379",
+      "rediss://:pw@cache:6380/1",
+      "redis-cluster://a:7000,b:7001",
+    ])
+      expect(loadConfig(redis, { REDIS_URL: url }).REDIS_URL).toBe(url);
+  });
+
+  it("refuses another scheme, a cluster node without a port, and a prefix with a hash tag", () => {
+    for (const env of [
+      { REDIS_URL: "http://127.0.0.1:6379" },
+      { REDIS_URL: "redis-cluster://a:7000,b" },
+      { REDIS_PREFIX: "sms{x}" },
+    ])
+      expect(() => loadConfig(redis, env)).toThrow(/REDIS_(URL|PREFIX) is invalid/);
   });
 });

@@ -38,12 +38,29 @@ export const envInt = (defaultValue: number, min = 0, max = Number.MAX_SAFE_INTE
 export const commonSettings = {
   /** PostgreSQL connection URL. */
   DATABASE_URL: z.string().url().default("postgresql://postgres@127.0.0.1:5432/sms"),
-  /** Redis URL (redis:// or rediss://). */
-  REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
-  /** Prefix of every Redis key this deployment writes; tests use one per run. */
-  REDIS_PREFIX: z.string().min(1).default("sms"),
+  /** Redis: redis:// or rediss:// for one server, redis-cluster://host:port,host:port (or rediss-cluster://) for a Redis Cluster. */
+  REDIS_URL: z
+    .string()
+    .default("redis://127.0.0.1:6379")
+    .refine(
+      isRedisUrl,
+      "expected redis://, rediss://, or redis-cluster://[user:password@]host:port,host:port",
+    ),
+  /** Prefix of every Redis key this deployment writes; tests use one per run. No braces: they would move the Cluster hash tags. */
+  REDIS_PREFIX: z
+    .string()
+    .min(1)
+    .regex(/^[^{}\s]+$/, "no braces or spaces")
+    .default("sms"),
   /** Log level: error, warn, info, debug. */
   LOG_LEVEL: z.enum(["error", "warn", "info", "http", "debug"]).default("info"),
   /** Size of the PostgreSQL connection pool of this process. */
   DATABASE_POOL_SIZE: envInt(10, 1, 200),
 };
+
+// The shape only; @sms/redis parses it (parseRedisUrl) and this check keeps a service from starting with a bad one.
+function isRedisUrl(value: string): boolean {
+  if (/^rediss?:\/\//i.test(value)) return URL.canParse(value);
+  const node = String.raw`(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+):\d{1,5}`;
+  return new RegExp(`^rediss?-cluster://(?:[^@/]*@)?${node}(?:,${node})*/?$`, "i").test(value);
+}

@@ -1,3 +1,4 @@
 export { createTestWorld, type TestWorld } from "./world";
 export { waitFor } from "./wait";
 export { freePort, isListening, withDatabase } from "./servers";
+export { startRedisCluster, type TestRedisCluster } from "./redis-cluster";
