@@ -1,5 +1,5 @@
 import { newId } from "@sms/ids";
-import { APPLY_TRANSITION } from "./apply-transition.sql";
+import { APPLY_TRANSITIONS } from "./apply-transitions.sql";
 import type { Queryable } from "./queryable";
 import { allowedFrom, outboxEventType, type MessageStatus } from "./transitions";
 
@@ -30,10 +30,11 @@ export type TransitionResult =
     };
 
 interface Row {
-  current_status: MessageStatus;
+  id: string;
+  current_status: MessageStatus | null;
   sequence: number | null;
   previous_status: MessageStatus | null;
-  refunded: number;
+  refunded: string | number;
 }
 
 /**
@@ -48,31 +49,52 @@ interface Row {
  * (it commits or rolls back with the caller's transaction).
  */
 export async function applyTransition(db: Queryable, input: TransitionInput): Promise<TransitionResult> {
-  const from = allowedFrom(input.to);
-  if (from.length === 0) throw new Error(`No message can move to ${input.to}.`);
-  const eventType = outboxEventType(input.to);
+  const [result] = await applyTransitions(db, [input]);
+  return result!;
+}
+
+/**
+ * applyTransition for many messages in ONE statement (the same rules, row by row): one
+ * result per input, in order. At most one change per message: a message named twice
+ * throws, since the order of two changes of one row inside one statement is undefined.
+ * Message rows are locked in id order, so concurrent batches never deadlock on them.
+ */
+export async function applyTransitions(
+  db: Queryable,
+  inputs: readonly TransitionInput[],
+): Promise<TransitionResult[]> {
+  if (inputs.length === 0) return [];
+  if (new Set(inputs.map((input) => input.messageId)).size !== inputs.length)
+    throw new Error("applyTransitions takes at most one change per message.");
+  const eventTypes = inputs.map((input) => {
+    if (allowedFrom(input.to).length === 0) throw new Error(`No message can move to ${input.to}.`);
+    return outboxEventType(input.to);
+  });
   const { rows } = await db.query<Row>({
-    name: "message-state-apply-transition",
-    text: APPLY_TRANSITION,
+    name: "message-state-apply-transitions",
+    text: APPLY_TRANSITIONS,
     values: [
-      input.messageId,
-      input.to,
-      from,
-      input.at,
-      input.errorCode ?? null,
-      input.errorMessage ?? null,
-      eventType ? newId("evt") : null,
-      eventType,
+      inputs.map((input) => input.messageId),
+      inputs.map((input) => input.to),
+      inputs.map((input) => allowedFrom(input.to).join(",")),
+      inputs.map((input) => input.at),
+      inputs.map((input) => input.errorCode ?? null),
+      inputs.map((input) => input.errorMessage ?? null),
+      eventTypes.map((type) => (type ? newId("evt") : null)),
+      eventTypes,
     ],
   });
-  const row = rows[0];
-  if (!row) return { applied: false, currentStatus: null };
-  if (row.sequence === null || row.previous_status === null)
-    return { applied: false, currentStatus: row.current_status };
-  return {
-    applied: true,
-    sequence: row.sequence,
-    previousStatus: row.previous_status,
-    refundedCredits: Number(row.refunded),
-  };
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return inputs.map((input): TransitionResult => {
+    const row = byId.get(input.messageId);
+    if (!row?.current_status) return { applied: false, currentStatus: null };
+    if (row.sequence === null || row.previous_status === null)
+      return { applied: false, currentStatus: row.current_status };
+    return {
+      applied: true,
+      sequence: row.sequence,
+      previousStatus: row.previous_status,
+      refundedCredits: Number(row.refunded),
+    };
+  });
 }

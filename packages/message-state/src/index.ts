@@ -8,6 +8,11 @@ export {
   outboxEventType,
   type MessageStatus,
 } from "./transitions";
-export { applyTransition, type TransitionInput, type TransitionResult } from "./apply-transition";
+export {
+  applyTransition,
+  applyTransitions,
+  type TransitionInput,
+  type TransitionResult,
+} from "./apply-transition";
 export { promoteDueScheduled, type PromoteOptions } from "./promote-due";
 export type { Queryable } from "./queryable";

@@ -1,0 +1,87 @@
+/**
+ * Many status changes (at most one per message) as ONE statement: the set-based twin of
+ * a single change, with the same rules, so a batch of receipts or submit records costs
+ * one round trip instead of one per message.
+ *
+ * - `input` is one row per change: `from_list` holds the statuses that may move to
+ *   `to_status`, comma-separated (an array of arrays does not unnest row by row).
+ * - `old` locks the message rows in id order: every batch (receipts, submit records)
+ *   locks in the same order, so two batches never deadlock on message rows. Under
+ *   READ COMMITTED a concurrent change makes this wait and then see the committed status,
+ *   so exactly one of N racing callers finds its guard true (DESIGN §4).
+ * - `upd` changes only rows whose status is in their `from_list`; `status_sequence` + 1.
+ * - history, webhook outbox, dispatch outbox and refunds all read `upd`.
+ * - Refunds are summed per account (an UPDATE … FROM that matches one account row twice
+ *   would apply only one of them); each ledger row's balance_after is the running balance
+ *   in message id order, ending at the account's new balance.
+ * - The final SELECT answers one row per input: the status seen under the lock, and the
+ *   new sequence when it changed.
+ *
+ * A segment "reached a carrier" when the carrier gave it an id (submit_sm_resp OK) or
+ * its submit_sm left us without a recorded answer ('submitting'). Only a message with
+ * no such segment gets its credits back.
+ */
+export const APPLY_TRANSITIONS = `
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::"MessageStatus"[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[])
+    AS t(id, to_status, from_list, at, error_code, error_message, event_id, event_type)
+), old AS (
+  SELECT id, status FROM messages WHERE id IN (SELECT id FROM input) ORDER BY id FOR UPDATE
+), upd AS (
+  UPDATE messages AS m SET
+    status = i.to_status,
+    status_sequence = m.status_sequence + 1,
+    updated_at = now(),
+    sent_at = CASE WHEN i.to_status IN ('sent', 'delivered') THEN COALESCE(m.sent_at, i.at) ELSE m.sent_at END,
+    delivered_at = CASE WHEN i.to_status = 'delivered' THEN i.at ELSE m.delivered_at END,
+    failed_at = CASE WHEN i.to_status = 'failed' THEN i.at ELSE m.failed_at END,
+    canceled_at = CASE WHEN i.to_status = 'canceled' THEN i.at ELSE m.canceled_at END,
+    error_code = COALESCE(i.error_code, m.error_code),
+    error_message = COALESCE(i.error_message, m.error_message),
+    -- An OTP text is needed only while the message waits for a carrier (DESIGN §7).
+    body_sealed = CASE WHEN i.to_status IN ('scheduled', 'queued') THEN m.body_sealed END
+  FROM old JOIN input AS i ON i.id = old.id
+  WHERE m.id = old.id AND old.status::text = ANY(string_to_array(i.from_list, ','))
+  RETURNING m.id, m.account_id, m.status, m.status_sequence, m.to_number, m.sender_id, m.segment_count,
+            m.batch_id, m.otp_id, m.credits_charged, m.sent_at, m.delivered_at, m.error_code, m.error_message,
+            old.status AS previous_status, i.at, i.error_code AS change_error_code,
+            i.error_message AS change_error_message, i.event_id, i.event_type
+), event_in AS (
+  INSERT INTO message_events (message_id, sequence, status, previous_status, error_code, error_message, occurred_at)
+  SELECT id, status_sequence, status, previous_status, change_error_code, change_error_message, at FROM upd
+), outbox_in AS (
+  INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
+  SELECT event_id, account_id, id, event_type, status_sequence,
+         jsonb_build_object(
+           'to', to_number, 'status', status, 'previous_status', previous_status, 'sender_id', sender_id,
+           'segments', segment_count, 'batch_id', batch_id, 'otp_id', otp_id, 'error_code', error_code, 'error_message', error_message,
+           'sent_at', to_char(sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           'delivered_at', to_char(delivered_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+  FROM upd WHERE event_type IS NOT NULL
+), dispatch_in AS (
+  INSERT INTO dispatch_outbox (message_id) SELECT id FROM upd WHERE status = 'queued' ON CONFLICT DO NOTHING
+), refundable AS (
+  SELECT upd.id, upd.account_id, upd.credits_charged, upd.status FROM upd
+  WHERE upd.status IN ('failed', 'canceled') AND upd.credits_charged > 0
+    AND NOT EXISTS (
+      SELECT 1 FROM message_segments s
+      WHERE s.message_id = upd.id AND (s.carrier_message_id IS NOT NULL OR s.status IN ('submitting', 'submitted', 'delivered')))
+), refund AS (
+  UPDATE accounts AS a SET balance = a.balance + r.total, updated_at = now()
+  FROM (SELECT account_id, sum(credits_charged) AS total FROM refundable GROUP BY account_id) AS r
+  WHERE a.id = r.account_id
+  RETURNING a.id AS account_id, a.balance, r.total
+), ledger_in AS (
+  INSERT INTO credit_ledger (account_id, delta, balance_after, reason, message_id, note)
+  SELECT f.account_id, f.credits_charged,
+         refund.balance - refund.total + sum(f.credits_charged) OVER (PARTITION BY f.account_id ORDER BY f.id),
+         'message_refund', f.id,
+         CASE WHEN f.status = 'canceled' THEN 'scheduled message canceled' ELSE 'message failed before reaching a carrier' END
+  FROM refundable AS f JOIN refund ON refund.account_id = f.account_id
+)
+SELECT i.id, old.status AS current_status, upd.status_sequence AS sequence, upd.previous_status,
+       COALESCE(f.credits_charged, 0) AS refunded
+FROM input AS i
+LEFT JOIN old ON old.id = i.id
+LEFT JOIN upd ON upd.id = i.id
+LEFT JOIN refundable AS f ON f.id = i.id`;
