@@ -4,8 +4,13 @@
 //     from the first to the last received. Target (issue 4): ≥ 3,000/s.
 //  2. Latency: status changes written at 1,000/s for BENCH_DURATION_S seconds; time from
 //     the change (the event's timestamp) to the webhook at the receiver. Target: p99 < 1 s.
+// BENCH_WEBHOOK_PROCESSES (default 1) webhook-delivery processes run side by side. This
+// machine is shared, so beside the wall-clock figures the run prints the CPU each part
+// spent per 1,000 deliveries (from /proc), which other people's load disturbs far less.
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import pg from "pg";
 import { newId } from "@sms/ids";
 import { createSecretBox } from "@sms/secret-box";
@@ -15,6 +20,60 @@ import { BENCH_SECRETS, deleteRedisPrefix, freshDatabase, startService, stopServ
 const TOTAL = Number(process.env.BENCH_WEBHOOKS ?? 30_000);
 const RATE = 1000;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const PROCESSES = Number(process.env.BENCH_WEBHOOK_PROCESSES ?? 1);
+const CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
+
+/** CPU milliseconds a process has used (user + system), or NaN where /proc is not readable. */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU used so far by each part of the pipeline, in ms. */
+async function cpuSnapshot(
+  db: pg.Client,
+  redis: { info(section: string): Promise<string> },
+  pids: Record<string, number | undefined>,
+): Promise<Record<string, number>> {
+  const snapshot: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(pids)) snapshot[name] = cpuMsOf(pid);
+  // This database's server processes (the bench's own, which writes the events, excluded).
+  const { rows } = await db.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+  );
+  snapshot["postgres (this database's backends)"] = rows.reduce((sum, row) => sum + cpuMsOf(row.pid), 0);
+  const info = await redis.info("cpu");
+  const seconds = (field: string) => Number(new RegExp(`${field}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+  snapshot["redis-server (whole server, shared)"] =
+    (seconds("used_cpu_user") + seconds("used_cpu_sys")) * 1000;
+  const own = process.cpuUsage();
+  snapshot["receiver (bench process)"] = (own.user + own.system) / 1000;
+  return snapshot;
+}
+
+function printCpu(before: Record<string, number>, after: Record<string, number>, deliveries: number): void {
+  let total = 0;
+  console.log(`  CPU per 1,000 deliveries:`);
+  for (const name of Object.keys(after)) {
+    const ms = ((after[name]! - before[name]!) / deliveries) * 1000;
+    total += ms;
+    console.log(`    ${name.padEnd(38)} ${ms.toFixed(0).padStart(5)} ms`);
+  }
+  console.log(
+    `    ${"total".padEnd(38)} ${total.toFixed(0).padStart(5)} ms → at most ${((os.cpus().length * 1e6) / total).toFixed(0)} deliveries/s on ${os.cpus().length} idle cores`,
+  );
+}
+
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(" ");
 
 function startReceiver(): Promise<{
   port: number;
@@ -92,25 +151,38 @@ async function main(): Promise<void> {
   );
   const children = [
     await startService("scheduler", { ...common, PORT: "3931" }, "http://127.0.0.1:3931/readyz"),
-    await startService(
-      "webhook-delivery",
-      {
-        ...common,
-        PORT: "3932",
-        WEBHOOK_ALLOW_LOOPBACK: "true",
-        WEBHOOK_ALLOW_HTTP: "true",
-        WEBHOOK_ENDPOINT_CONCURRENCY: "200",
-      },
-      "http://127.0.0.1:3932/readyz",
-    ),
   ];
+  for (let i = 0; i < PROCESSES; i++) {
+    const port = String(3932 + i);
+    children.push(
+      await startService(
+        "webhook-delivery",
+        {
+          ...common,
+          PORT: port,
+          WEBHOOK_ALLOW_LOOPBACK: "true",
+          WEBHOOK_ALLOW_HTTP: "true",
+          WEBHOOK_ENDPOINT_CONCURRENCY: "200",
+        },
+        `http://127.0.0.1:${port}/readyz`,
+      ),
+    );
+  }
+  const { Redis } = await import("ioredis");
+  const redis = new Redis(common.REDIS_URL);
+  const pids = Object.fromEntries(
+    children.map((child, i) => [i === 0 ? "scheduler (relay)" : `webhook-delivery #${i}`, child.pid]),
+  );
   try {
     // 1. Throughput.
+    const loadBefore = loadAverage();
+    const cpuBefore = await cpuSnapshot(db, redis, pids);
     const written = Date.now();
     await db.query(EVENTS, [accountId, messageId, "a", 0, TOTAL]);
     const deadline = Date.now() + 120_000;
     while (receiver.arrivals.size < TOTAL && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
+    const cpuAfter = await cpuSnapshot(db, redis, pids);
     const times = [...receiver.arrivals.values()].sort((a, b) => a - b);
     const first = times[0] ?? NaN;
     const last = times.at(-1) ?? NaN;
@@ -118,8 +190,9 @@ async function main(): Promise<void> {
       "SELECT count(*) FILTER (WHERE status = 'succeeded') AS ok, (SELECT count(*) FROM webhook_attempts) AS attempts FROM webhook_deliveries",
     );
     console.log(
-      `\nWebhooks: ${TOTAL} events to one local endpoint (scheduler relay + 1 webhook-delivery process)`,
+      `\nWebhooks: ${TOTAL} events to one local endpoint (scheduler relay + ${PROCESSES} webhook-delivery process${PROCESSES > 1 ? "es" : ""})`,
     );
+    console.log(`  load average         ${loadBefore} before, ${loadAverage()} after`);
     console.log(
       `  received             ${receiver.arrivals.size} distinct ids; ${recorded[0]!.ok} deliveries succeeded, ${recorded[0]!.attempts} attempts recorded`,
     );
@@ -130,6 +203,7 @@ async function main(): Promise<void> {
     console.log(
       `  written→all received ${((last - written) / 1000).toFixed(2)} s → ${((TOTAL / (last - written)) * 1000).toFixed(0)} /s`,
     );
+    printCpu(cpuBefore, cpuAfter, receiver.arrivals.size);
 
     // 2. Latency at a steady 1,000 events/s.
     receiver.lateness.length = 0;
@@ -151,8 +225,10 @@ async function main(): Promise<void> {
     console.log(
       `  status change → webhook received: p50 ${percentile(late, 0.5)} ms, p90 ${percentile(late, 0.9)} ms, p99 ${percentile(late, 0.99)} ms, max ${late.at(-1)} ms   (target p99 < 1000)`,
     );
+    console.log(`  load average         ${loadAverage()}`);
   } finally {
     for (const child of children.reverse()) await stopService(child);
+    redis.disconnect();
     receiver.close();
     await db.end();
     await deleteRedisPrefix(common.REDIS_URL, redisPrefix);
