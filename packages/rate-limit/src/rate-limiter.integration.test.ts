@@ -179,6 +179,41 @@ describe("rate limiter (real Redis)", () => {
     }
   });
 
+  it("decides one account's checks of one event-loop turn in one script call, in arrival order", async () => {
+    const connection = createRedis(world.redisUrl);
+    const batching = createRateLimiter(connection, { prefix: world.redisPrefix });
+    await waitFor(() => connection.status === "ready", { what: "a connection" });
+    const calls = jest.spyOn(connection, "sendCommand");
+    try {
+      const other = freshAccount();
+      const decisions = await burstInOneWindow(redis, (account) =>
+        Promise.all([
+          ...Array.from({ length: 7 }, (_, i) =>
+            batching.check(account, { requestsPerSecond: 5, dailyQuota: 4 }, { messages: i === 1 ? 3 : 1 }),
+          ),
+          batching.check(other, { requestsPerSecond: 5 }),
+        ]),
+      );
+      const scriptCalls = calls.mock.calls.filter(([command]) => /^eval/i.test(command.name));
+      // One call per account (the first may be EVALSHA answered NOSCRIPT and then EVAL).
+      expect(scriptCalls.length).toBeGreaterThanOrEqual(2);
+      expect(scriptCalls.length).toBeLessThanOrEqual(3);
+      expect(decisions.map((d) => [d.allowed, d.reason, d.remaining])).toEqual([
+        [true, undefined, 4],
+        [true, undefined, 3], // 3 messages: 4 of the quota used
+        [false, "QUOTA_EXCEEDED", 2], // the request counts, the message does not fit
+        [false, "QUOTA_EXCEEDED", 1],
+        [false, "QUOTA_EXCEEDED", 0],
+        [false, "RATE_LIMITED", 0],
+        [false, "RATE_LIMITED", 0],
+        [true, undefined, 4], // the other account's window is its own
+      ]);
+    } finally {
+      calls.mockRestore();
+      connection.disconnect();
+    }
+  });
+
   it("rejects an account id that would break the Cluster hash tag, and negative limits", async () => {
     await expect(limiter.check("acc_{x}", { requestsPerSecond: 1 })).rejects.toThrow(TypeError);
     await expect(limiter.check("acc_1", { requestsPerSecond: -1 })).rejects.toThrow(TypeError);
