@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { ReceiptState } from "@sms/smpp";
 import { carrierIdForms } from "./id-forms";
-import { resolveReceipt, type ReceiptOutcome, type Resolution } from "./resolve-receipt";
+import { resolveReceipts, type ReceiptOutcome, type Resolution } from "./resolve-receipts";
 import { inTransaction } from "./transaction";
 
 /** One delivery receipt as a carrier sent it (over SMPP or HTTP). */
@@ -26,9 +26,13 @@ export interface ReceiptResult extends Resolution {
   receiptId: string;
 }
 
-const INSERT_RECEIPT = `
+// Rows come back in insertion order, which is the ORDER BY of the SELECT feeding them.
+const INSERT_RECEIPTS = `
 INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, error_code, outcome, message_id, seq, raw)
-VALUES ($1, $2, $3, $4, $5::"ReceiptOutcome", $6, $7, $8::jsonb)
+SELECT carrier_id, carrier_message_id, state, error_code, outcome::"ReceiptOutcome", message_id, seq, raw::jsonb
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[])
+  WITH ORDINALITY AS t(carrier_id, carrier_message_id, state, error_code, outcome, message_id, seq, raw, n)
+ORDER BY n
 RETURNING id::text`;
 
 /**
@@ -50,21 +54,22 @@ const DEADLOCK = "40P01";
 
 /**
  * Applies many receipts in ONE transaction (group commit: one WAL flush for the batch),
- * with the same locks and rules as applyReceipt. Every advisory key of the batch is
- * taken first, in sorted order (as the dispatcher takes its own); receipts are then
- * applied ordered by the message they touch, so two batches lock message rows in one
- * order. A deadlock all the same (PostgreSQL aborts one side) is retried. All or nothing.
+ * with the same locks and rules as applyReceipt, set-based: every advisory key of the
+ * batch is taken first, in sorted order (as the dispatcher takes its own); then one
+ * statement per step for the whole batch (resolveReceipts), and one insert of every
+ * carrier_receipts row. Message rows are locked in id order, as every batch locks them.
+ * A deadlock all the same (PostgreSQL aborts one side) is retried. All or nothing.
  */
 export async function applyReceipts(
   pool: pg.Pool,
   inputs: readonly ReceiptInput[],
 ): Promise<ReceiptResult[]> {
-  const prepared = inputs.map((input, index) => {
+  const prepared = inputs.map((input) => {
     const carrierMessageId = input.carrierMessageId.trim();
     if (!carrierMessageId) throw new Error("A receipt needs the carrier's message id.");
     const forms = input.candidates?.length ? [...input.candidates] : carrierIdForms(carrierMessageId);
     if (!forms.includes(carrierMessageId)) forms.push(carrierMessageId);
-    return { input, index, carrierMessageId, forms };
+    return { input, carrierMessageId, forms };
   });
   const keys = [
     ...new Set(prepared.flatMap((p) => p.forms.map((form) => `${p.input.carrierId}:${form}`))),
@@ -78,54 +83,32 @@ export async function applyReceipts(
           text: "SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n",
           values: [keys],
         });
-        const { rows } = await client.query<{
-          carrier_id: string;
-          carrier_message_id: string;
-          message_id: string;
-        }>({
-          name: "receipts-batch-messages",
-          text: `SELECT carrier_id, carrier_message_id, message_id FROM message_segments
-                 WHERE (carrier_id, carrier_message_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-          values: [
-            prepared.flatMap((p) => p.forms.map(() => p.input.carrierId)),
-            prepared.flatMap((p) => p.forms),
-          ],
-        });
-        const messageOf = new Map(
-          rows.map((row) => [`${row.carrier_id}:${row.carrier_message_id}`, row.message_id]),
-        );
-        const order = [...prepared].sort((a, b) => {
-          const ma = a.forms.map((f) => messageOf.get(`${a.input.carrierId}:${f}`)).find(Boolean) ?? "";
-          const mb = b.forms.map((f) => messageOf.get(`${b.input.carrierId}:${f}`)).find(Boolean) ?? "";
-          return ma < mb ? -1 : ma > mb ? 1 : a.index - b.index;
-        });
-        const results: ReceiptResult[] = new Array(prepared.length);
-        for (const { input, index, carrierMessageId, forms } of order) {
-          const resolution = await resolveReceipt(client, {
+        const resolutions = await resolveReceipts(
+          client,
+          prepared.map(({ input, carrierMessageId, forms }) => ({
             carrierId: input.carrierId,
             forms,
             quotedId: carrierMessageId,
             state: input.state,
             errorCode: input.errorCode,
             doneAt: input.doneAt,
-          });
-          const inserted = await client.query<{ id: string }>({
-            name: "receipts-insert",
-            text: INSERT_RECEIPT,
-            values: [
-              input.carrierId,
-              carrierMessageId,
-              input.state,
-              input.errorCode ?? null,
-              resolution.outcome,
-              resolution.messageId ?? null,
-              resolution.seq ?? null,
-              input.raw === undefined ? null : JSON.stringify(input.raw),
-            ],
-          });
-          results[index] = { ...resolution, receiptId: inserted.rows[0]!.id };
-        }
-        return results;
+          })),
+        );
+        const inserted = await client.query<{ id: string }>({
+          name: "receipts-insert-batch",
+          text: INSERT_RECEIPTS,
+          values: [
+            prepared.map((p) => p.input.carrierId),
+            prepared.map((p) => p.carrierMessageId),
+            prepared.map((p) => p.input.state),
+            prepared.map((p) => p.input.errorCode ?? null),
+            resolutions.map((r) => r.outcome),
+            resolutions.map((r) => r.messageId ?? null),
+            resolutions.map((r) => r.seq ?? null),
+            prepared.map((p) => (p.input.raw === undefined ? null : JSON.stringify(p.input.raw))),
+          ],
+        });
+        return resolutions.map((resolution, i) => ({ ...resolution, receiptId: inserted.rows[i]!.id }));
       });
     } catch (error) {
       if ((error as { code?: string }).code === DEADLOCK && attempt < 3) continue;

@@ -7,7 +7,9 @@ export {
 } from "./apply-receipt";
 export {
   matchPendingReceipts,
+  matchPendingReceiptsFor,
   sweepUnmatched,
+  type SubmittedSegment,
   type SweepOptions,
   type SweepResult,
 } from "./pending-receipts";

@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { ReceiptState } from "@sms/smpp";
 import { carrierIdForms } from "./id-forms";
 import { lockCarrierMessageIds } from "./lock";
-import { resolveReceipt } from "./resolve-receipt";
+import { resolveReceipts } from "./resolve-receipts";
 import type { ReceiptResult } from "./apply-receipt";
 import { inTransaction } from "./transaction";
 
@@ -15,14 +15,22 @@ interface UnmatchedRow {
   received_at: Date;
 }
 
-const UNMATCHED_FOR_ID = `
+const UNMATCHED_FOR_IDS = `
 SELECT id::text, carrier_id, carrier_message_id, state, error_code, received_at FROM carrier_receipts
-WHERE carrier_id = $1 AND carrier_message_id = ANY($2::text[]) AND outcome = 'unmatched'
+WHERE outcome = 'unmatched' AND (carrier_id, carrier_message_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
 ORDER BY id
 FOR UPDATE`;
 
-const RECORD_OUTCOME = `
-UPDATE carrier_receipts SET outcome = $2::"ReceiptOutcome", message_id = $3, seq = $4 WHERE id = $1::bigint`;
+const RECORD_OUTCOMES = `
+UPDATE carrier_receipts AS r SET outcome = t.outcome::"ReceiptOutcome", message_id = t.message_id, seq = t.seq
+FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[]) AS t(id, outcome, message_id, seq)
+WHERE r.id = t.id`;
+
+/** A segment the dispatcher just gave a carrier id. */
+export interface SubmittedSegment {
+  carrierId: string;
+  carrierMessageId: string;
+}
 
 /**
  * Applies the receipts that arrived before the submit response of (carrierId,
@@ -33,20 +41,37 @@ UPDATE carrier_receipts SET outcome = $2::"ReceiptOutcome", message_id = $3, seq
  */
 export async function matchPendingReceipts(
   client: pg.PoolClient,
-  segment: { carrierId: string; carrierMessageId: string },
+  segment: SubmittedSegment,
 ): Promise<ReceiptResult[]> {
-  const forms = carrierIdForms(segment.carrierMessageId);
-  const { rows } = await client.query<UnmatchedRow>({
-    name: "receipts-unmatched-for-id",
-    text: UNMATCHED_FOR_ID,
-    values: [segment.carrierId, forms],
-  });
-  const results: ReceiptResult[] = [];
-  for (const row of rows) {
-    const result = await settleUnmatched(client, row, forms);
-    if (result) results.push(result);
+  return matchPendingReceiptsFor(client, [segment]);
+}
+
+/**
+ * matchPendingReceipts for many segments at once (one look-up, one resolveReceipts,
+ * one update of the receipts' outcomes), in the caller's transaction under the locks
+ * of every id. Returns what each settled receipt did, oldest receipt first.
+ */
+export async function matchPendingReceiptsFor(
+  client: pg.PoolClient,
+  segments: readonly SubmittedSegment[],
+): Promise<ReceiptResult[]> {
+  // Every form a receipt may quote → the forms of the segment's id to look it up by.
+  const formsOf = new Map<string, string[]>();
+  for (const segment of segments) {
+    const forms = carrierIdForms(segment.carrierMessageId);
+    for (const form of forms) formsOf.set(`${segment.carrierId}\u0000${form}`, forms);
   }
-  return results;
+  if (formsOf.size === 0) return [];
+  const pairs = [...formsOf.keys()].map((key) => key.split("\u0000") as [string, string]);
+  const { rows } = await client.query<UnmatchedRow>({
+    name: "receipts-unmatched-for-ids",
+    text: UNMATCHED_FOR_IDS,
+    values: [pairs.map(([carrierId]) => carrierId), pairs.map(([, form]) => form)],
+  });
+  return settleUnmatched(
+    client,
+    rows.map((row) => ({ row, forms: formsOf.get(`${row.carrier_id}\u0000${row.carrier_message_id}`)! })),
+  );
 }
 
 /** Options of sweepUnmatched. */
@@ -102,35 +127,47 @@ export async function sweepUnmatched(pool: pg.Pool, options: SweepOptions): Prom
         text: UNMATCHED_BY_ID,
         values: [candidate.id],
       });
-      const row = locked.rows[0];
-      return row ? settleUnmatched(client, row, forms) : undefined;
+      return settleUnmatched(
+        client,
+        locked.rows.map((row) => ({ row, forms })),
+      );
     });
-    if (settled?.outcome === "applied") result.applied += 1;
-    else if (settled?.outcome === "ignored") result.ignored += 1;
+    for (const { outcome } of settled)
+      if (outcome === "applied" || outcome === "ignored") result[outcome] += 1;
   }
   return result;
 }
 
-/** Resolves one unmatched receipt (its row locked) and records the outcome; undefined while still unmatched. */
+/** Resolves unmatched receipts (their rows locked) and records the outcomes of those now settled. */
 async function settleUnmatched(
   client: pg.PoolClient,
-  row: UnmatchedRow,
-  forms: readonly string[],
-): Promise<ReceiptResult | undefined> {
-  const resolution = await resolveReceipt(client, {
-    carrierId: row.carrier_id,
-    forms,
-    quotedId: row.carrier_message_id,
-    state: row.state,
-    errorCode: row.error_code,
-    // carrier_receipts keeps no done date; the carrier was done by the time it told us.
-    doneAt: row.received_at,
-  });
-  if (resolution.outcome === "unmatched") return undefined;
-  await client.query({
-    name: "receipts-record-outcome",
-    text: RECORD_OUTCOME,
-    values: [row.id, resolution.outcome, resolution.messageId ?? null, resolution.seq ?? null],
-  });
-  return { ...resolution, receiptId: row.id };
+  receipts: ReadonlyArray<{ row: UnmatchedRow; forms: readonly string[] }>,
+): Promise<ReceiptResult[]> {
+  const resolutions = await resolveReceipts(
+    client,
+    receipts.map(({ row, forms }) => ({
+      carrierId: row.carrier_id,
+      forms,
+      quotedId: row.carrier_message_id,
+      state: row.state,
+      errorCode: row.error_code,
+      // carrier_receipts keeps no done date; the carrier was done by the time it told us.
+      doneAt: row.received_at,
+    })),
+  );
+  const settled = receipts
+    .map(({ row }, i) => ({ ...resolutions[i]!, receiptId: row.id }))
+    .filter((result) => result.outcome !== "unmatched");
+  if (settled.length > 0)
+    await client.query({
+      name: "receipts-record-outcomes",
+      text: RECORD_OUTCOMES,
+      values: [
+        settled.map((r) => r.receiptId),
+        settled.map((r) => r.outcome),
+        settled.map((r) => r.messageId ?? null),
+        settled.map((r) => r.seq ?? null),
+      ],
+    });
+  return settled;
 }

@@ -1,0 +1,202 @@
+import type pg from "pg";
+import { applyTransitions, type TransitionInput } from "@sms/message-state";
+import { isFinalReceiptState, type ReceiptState } from "@sms/smpp";
+import { describeReceiptFailure, isFailedReceiptState } from "./error-codes";
+
+/** What a receipt did, as carrier_receipts.outcome records it. */
+export type ReceiptOutcome = "applied" | "ignored" | "unmatched";
+
+/** A receipt's effect before it is recorded. */
+export interface Resolution {
+  outcome: ReceiptOutcome;
+  messageId?: string;
+  seq?: number;
+  /** The message transition it made, if any. */
+  transition?: { to: "delivered" | "failed"; sequence: number };
+}
+
+/** The parts of a receipt that decide its effect. */
+export interface ReceiptFacts {
+  carrierId: string;
+  /** Forms of the carrier's id to look the segment up by (carrierIdForms). */
+  forms: readonly string[];
+  /** The form the receipt quoted: preferred when several segments match. */
+  quotedId: string;
+  state: ReceiptState;
+  /** The carrier's `err:` value. */
+  errorCode?: string | null;
+  /** When the carrier says it happened; clamped to [submitted_at, now]. */
+  doneAt?: Date | null;
+}
+
+// Per receipt, among segments with one of its forms: the exact form first, then one
+// still waiting for its receipt, then the newest (carriers recycle ids after a while).
+const FIND_SEGMENTS = `
+SELECT DISTINCT ON (t.idx) t.idx, s.message_id, s.seq
+FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS t(idx, carrier_id, form, quoted)
+JOIN message_segments AS s ON s.carrier_id = t.carrier_id AND s.carrier_message_id = t.form
+ORDER BY t.idx, (s.carrier_message_id = t.quoted) DESC, (s.status IN ('delivered', 'failed')) ASC,
+         s.submitted_at DESC NULLS LAST`;
+
+// Locked (in id order, as every batch does) before any segment is touched: receipts
+// for other segments of the same messages, in other transactions, queue here, so each
+// counts the delivered segments after the previous one committed and exactly one of
+// them sees "all delivered" (DESIGN §4).
+const LOCK_MESSAGES = `
+SELECT id, status, segment_count FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`;
+
+// The status guard makes a duplicate that raced past the lookup change nothing. The done
+// time is the carrier's, kept within [submitted_at, now()]: receipt dates have minute
+// precision and carriers rarely say their time zone.
+const FINISH_SEGMENTS = `
+UPDATE message_segments AS s SET
+  status = t.status::"SegmentStatus",
+  error_code = t.error_code,
+  done_at = GREATEST(LEAST(t.done_at, now()), s.submitted_at)
+FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[])
+  AS t(message_id, seq, status, error_code, done_at)
+WHERE s.message_id = t.message_id AND s.seq = t.seq AND s.status NOT IN ('delivered', 'failed')
+RETURNING s.message_id, s.seq, s.done_at`;
+
+const COUNT_DELIVERED = `
+SELECT message_id, count(*)::int AS delivered FROM message_segments
+WHERE message_id = ANY($1::text[]) AND status = 'delivered' GROUP BY message_id`;
+
+interface Claim {
+  index: number;
+  messageId: string;
+  seq: number;
+  failure?: ReturnType<typeof describeReceiptFailure>;
+  doneAt?: Date;
+}
+
+/**
+ * Applies the facts of many receipts in the caller's transaction, one statement per
+ * step for the whole batch: find the segments, lock their messages, settle the
+ * segments, count delivered siblings, move the messages (applyTransitions). The result
+ * is what applying them one by one, ordered by message id and then input order, would
+ * give: the first final receipt of a segment settles it (later ones are ignored), a
+ * failed segment fails its message at once, and a message is delivered once every one
+ * of its segments is. The caller holds the advisory locks of every receipt's forms.
+ * Writes nothing for a receipt whose outcome is not `applied`.
+ */
+export async function resolveReceipts(
+  client: pg.PoolClient,
+  facts: readonly ReceiptFacts[],
+): Promise<Resolution[]> {
+  if (facts.length === 0) return [];
+  const lookups = facts.flatMap((fact, index) => fact.forms.map((form) => ({ index, fact, form })));
+  const found = await client.query<{ idx: number; message_id: string; seq: number }>({
+    name: "receipts-find-segments",
+    text: FIND_SEGMENTS,
+    values: [
+      lookups.map((l) => l.index),
+      lookups.map((l) => l.fact.carrierId),
+      lookups.map((l) => l.form),
+      lookups.map((l) => l.fact.quotedId),
+    ],
+  });
+  const segmentOf = new Map(found.rows.map((row) => [row.idx, { messageId: row.message_id, seq: row.seq }]));
+  const results: Resolution[] = facts.map((fact, index) => {
+    const segment = segmentOf.get(index);
+    // A non-final receipt (accepted, enroute, unknown) never changes anything: it is not
+    // kept waiting for its segment either.
+    if (!segment) return { outcome: isFinalReceiptState(fact.state) ? "unmatched" : "ignored" };
+    return { outcome: "ignored", ...segment };
+  });
+
+  // The first final receipt of each segment claims it, in message-id then input order.
+  const order = [...segmentOf.keys()]
+    .filter((index) => isFinalReceiptState(facts[index]!.state))
+    .sort((a, b) => compare(segmentOf.get(a)!.messageId, segmentOf.get(b)!.messageId) || a - b);
+  const claims = new Map<string, Claim>();
+  for (const index of order) {
+    const { messageId, seq } = segmentOf.get(index)!;
+    const key = `${messageId}\u0000${seq}`;
+    if (claims.has(key)) continue;
+    const fact = facts[index]!;
+    const failure = isFailedReceiptState(fact.state)
+      ? describeReceiptFailure(fact.state, fact.errorCode)
+      : undefined;
+    claims.set(key, { index, messageId, seq, failure });
+  }
+  if (claims.size === 0) return results;
+
+  const messageIds = [...new Set([...claims.values()].map((claim) => claim.messageId))];
+  const locked = await client.query<{ id: string; status: string; segment_count: number }>({
+    name: "receipts-lock-messages",
+    text: LOCK_MESSAGES,
+    values: [messageIds],
+  });
+  const messages = new Map(locked.rows.map((row) => [row.id, row]));
+  const pending = [...claims.values()];
+  const finished = await client.query<{ message_id: string; seq: number; done_at: Date }>({
+    name: "receipts-finish-segments",
+    text: FINISH_SEGMENTS,
+    values: [
+      pending.map((c) => c.messageId),
+      pending.map((c) => c.seq),
+      pending.map((c) => (c.failure ? "failed" : "delivered")),
+      pending.map((c) => c.failure?.errorCode ?? null),
+      pending.map((c) => facts[c.index]!.doneAt ?? null),
+    ],
+  });
+  // Claims whose segment was already delivered or failed stay ignored (duplicate or late).
+  const applied: Claim[] = [];
+  for (const row of finished.rows) {
+    const claim = claims.get(`${row.message_id}\u0000${row.seq}`)!;
+    claim.doneAt = row.done_at;
+    results[claim.index]!.outcome = "applied";
+    applied.push(claim);
+  }
+  applied.sort((a, b) => compare(a.messageId, b.messageId) || a.index - b.index);
+
+  // Per message: the first failure fails it; otherwise the last delivery that completes it delivers it.
+  const decisive = new Map<string, Claim>();
+  for (const claim of applied) {
+    const current = decisive.get(claim.messageId);
+    if (!current?.failure) decisive.set(claim.messageId, claim);
+  }
+  const open = [...decisive.values()].filter((claim) => {
+    const status = messages.get(claim.messageId)?.status;
+    return status !== "delivered" && status !== "failed";
+  });
+  const needCount = open.filter((claim) => !claim.failure).map((claim) => claim.messageId);
+  const delivered = new Map<string, number>();
+  if (needCount.length > 0) {
+    const counted = await client.query<{ message_id: string; delivered: number }>({
+      name: "receipts-count-delivered",
+      text: COUNT_DELIVERED,
+      values: [needCount],
+    });
+    for (const row of counted.rows) delivered.set(row.message_id, row.delivered);
+  }
+  const moves = open.filter(
+    (claim) =>
+      claim.failure ||
+      (delivered.get(claim.messageId) ?? 0) >= (messages.get(claim.messageId)?.segment_count ?? 1),
+  );
+  const transitions = await applyTransitions(
+    client,
+    moves.map((claim): TransitionInput => ({
+      messageId: claim.messageId,
+      to: claim.failure ? "failed" : "delivered",
+      at: claim.doneAt!,
+      errorCode: claim.failure?.errorCode,
+      errorMessage: claim.failure?.errorMessage,
+    })),
+  );
+  moves.forEach((claim, i) => {
+    const transition = transitions[i]!;
+    if (transition.applied)
+      results[claim.index]!.transition = {
+        to: claim.failure ? "failed" : "delivered",
+        sequence: transition.sequence,
+      };
+  });
+  return results;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
