@@ -5,4 +5,4 @@ export {
   type WebhookEvent,
   type WebhookData,
 } from "./event";
-export { buildTestEvent } from "./test-event";
+export { buildTestEvent, buildTestDelivery } from "./test-event";

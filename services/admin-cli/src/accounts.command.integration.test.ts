@@ -138,6 +138,7 @@ describe("database trouble", () => {
       const code = await runCli(argv, {
         db,
         gatewayUrl: cli.gatewayUrl,
+        dashboardUrl: "http://127.0.0.1:3100",
         simulatorSmpp: cli.simulatorSmpp,
         webhooks: () => {
           throw new Error("no webhook commands here");

@@ -21,7 +21,10 @@ export interface CliHarness {
   simulatorSmpp: CliIo["simulatorSmpp"];
   run(...argv: string[]): Promise<CliRun>;
   /** Runs with some of the CLI's settings changed (as if the environment differed). */
-  runWith(settings: Partial<Pick<CliIo, "gatewayUrl" | "simulatorSmpp">>, ...argv: string[]): Promise<CliRun>;
+  runWith(
+    settings: Partial<Pick<CliIo, "gatewayUrl" | "simulatorSmpp" | "dashboardUrl">>,
+    ...argv: string[]
+  ): Promise<CliRun>;
   /** Runs with --json, expects exit code 0 and returns the parsed document. */
   json<T = Record<string, unknown>>(...argv: string[]): Promise<T>;
   /** Creates an account and returns its id. */
@@ -41,7 +44,7 @@ export async function startCliHarness(): Promise<CliHarness> {
     redisPrefix: world.redisPrefix,
   });
   const runWith = async (
-    settings: Partial<Pick<CliIo, "gatewayUrl" | "simulatorSmpp">>,
+    settings: Partial<Pick<CliIo, "gatewayUrl" | "simulatorSmpp" | "dashboardUrl">>,
     ...argv: string[]
   ): Promise<CliRun> => {
     const out: string[] = [];
@@ -49,6 +52,7 @@ export async function startCliHarness(): Promise<CliHarness> {
     const code = await runCli(argv, {
       db,
       gatewayUrl,
+      dashboardUrl: "http://127.0.0.1:3100",
       simulatorSmpp,
       webhooks: () => webhookIo,
       ...settings,

@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { registerAccountCommands } from "./accounts.command";
 import { registerCarrierCommands } from "./carriers.command";
 import { registerCreditCommands } from "./credits.command";
+import { registerDashboardCommands } from "./dashboard.command";
 import { registerDemoCommand } from "./demo.command";
 import { UserError } from "./errors";
 import { registerKeyCommands } from "./keys.command";
@@ -21,7 +22,7 @@ const USAGE_EXIT_CODE = 2;
 export function buildProgram(io: CliIo): Command {
   const program = new Command("admin")
     .description(
-      "Operate the SMS platform: accounts, credits, sender ids, API keys, limits, carriers, routes, webhooks",
+      "Operate the SMS platform: accounts, credits, sender ids, API keys, limits, carriers, routes, webhooks, dashboard users",
     )
     .option("--json", "print JSON instead of human-readable lines")
     .exitOverride()
@@ -40,6 +41,7 @@ export function buildProgram(io: CliIo): Command {
   registerRouteCommands(program, io);
   registerWebhookCommands(program, io);
   registerSmppCommands(program, io);
+  registerDashboardCommands(program, io);
   registerDemoCommand(program, io);
   return program;
 }

@@ -6,6 +6,8 @@ const AdminConfig = z.object({
   DATABASE_URL: commonSettings.DATABASE_URL,
   /** Base URL of the REST gateway, used only to print working curl lines (`demo`). */
   GATEWAY_URL: z.string().url().default("http://127.0.0.1:3000"),
+  /** Public base URL of the customer dashboard, for the links `dashboard invite` prints. */
+  DASHBOARD_URL: z.string().url().default("http://127.0.0.1:3100"),
   /** Host of the local carrier simulator's SMPP listener, for the demo's "simulator" carrier. */
   SIMULATOR_SMPP_HOST: z.string().min(1).default("127.0.0.1"),
   /** Port of that listener (the simulator's CARRIER_SIM_SMPP_PORT, 2776 unless changed). */

@@ -1,5 +1,11 @@
 import type { Command } from "commander";
-import { generateApiKey, PERMISSIONS, type Permission } from "@sms/auth";
+import {
+  issueApiKey as issueStoredApiKey,
+  PERMISSIONS,
+  revokeApiKey,
+  type IssuedApiKey,
+  type Permission,
+} from "@sms/auth";
 import type { ApiKey } from "@sms/db";
 import { newId } from "@sms/ids";
 import { accountId, displayName, keyId, permissionList } from "./arguments";
@@ -7,28 +13,13 @@ import { CommandError } from "./errors";
 import { formatDate, formatTable, printResult, type CliIo } from "./output";
 import { findAccountOrFail, type Db } from "./records";
 
-export interface IssuedKey {
-  id: string;
-  /** The whole key: returned once, never stored. */
-  key: string;
-  prefix: string;
-  name: string;
-  permissions: Permission[];
-}
-
-/** Issues a key for an account: stores only its SHA-256 hash and visible prefix. */
+/** Issues a key for an account (a CommandError when it does not exist) through @sms/auth. */
 export async function issueApiKey(
   tx: Db,
   input: { accountId: string; name: string; permissions: readonly Permission[] },
-): Promise<IssuedKey> {
+): Promise<IssuedApiKey> {
   await findAccountOrFail(tx, input.accountId);
-  const { key, prefix, hash } = generateApiKey();
-  const id = newId("key");
-  const permissions = [...input.permissions];
-  await tx.apiKey.create({
-    data: { id, accountId: input.accountId, name: input.name, prefix, hash, permissions },
-  });
-  return { id, key, prefix, name: input.name, permissions };
+  return issueStoredApiKey(tx, { id: newId("key"), ...input });
 }
 
 /** A key as listings show it: everything but the hash. */
@@ -101,16 +92,13 @@ export function registerKeyCommands(program: Command, io: CliIo): void {
     .description("Revoke an API key (idempotent: revoking twice keeps the first time)")
     .argument("<keyId>", "the key (key_…)", keyId)
     .action(async (id: string, _options: unknown, command: Command) => {
-      const { count } = await io.db.prisma.apiKey.updateMany({
-        where: { id, revokedAt: null },
-        data: { revokedAt: new Date() },
-      });
-      const found = await io.db.prisma.apiKey.findUnique({ where: { id }, omit: { hash: true } });
-      if (!found?.revokedAt) throw new CommandError(`API key ${id} not found.`);
+      const revoked = await revokeApiKey(io.db.prisma, { keyId: id });
+      if (!revoked?.key.revokedAt) throw new CommandError(`API key ${id} not found.`);
+      const { key: found, alreadyRevoked } = revoked;
       printResult(io, command, {
-        json: { ...describeKey(found), already_revoked: count === 0 },
+        json: { ...describeKey(found), already_revoked: alreadyRevoked },
         lines: [
-          count === 0
+          alreadyRevoked
             ? `Key ${id} was already revoked at ${formatDate(found.revokedAt)}.`
             : `Revoked key ${id} at ${formatDate(found.revokedAt)}.`,
         ],

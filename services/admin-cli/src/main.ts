@@ -21,6 +21,7 @@ async function main(): Promise<number> {
       out: (line) => process.stdout.write(`${line}\n`),
       err: (line) => process.stderr.write(`${line}\n`),
       gatewayUrl: config.GATEWAY_URL,
+      dashboardUrl: config.DASHBOARD_URL,
       simulatorSmpp: { host: config.SIMULATOR_SMPP_HOST, port: config.SIMULATOR_SMPP_PORT },
       webhooks: () =>
         (webhooks ??= createWebhookIo(db, {

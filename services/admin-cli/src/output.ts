@@ -9,6 +9,8 @@ export interface CliIo {
   err: (line: string) => void;
   /** Base URL of the REST gateway, for printed curl lines. */
   gatewayUrl: string;
+  /** Base URL of the customer dashboard, for printed invite links. */
+  dashboardUrl: string;
   /** Where the local carrier simulator listens for SMPP binds (the demo's "simulator" carrier). */
   simulatorSmpp: { host: string; port: number };
   /** Webhook settings, sender and queue; built on first use (they need SECRET_ENCRYPTION_KEY, Redis). */

@@ -1,6 +1,12 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { generateSmppPassword, hashSmppPassword, isValidSmppPassword, isValidSystemId } from "@sms/auth";
+import {
+  generateSmppPassword,
+  hashSmppPassword,
+  isValidSmppPassword,
+  isValidSystemId,
+  resetSmppPassword,
+} from "@sms/auth";
 import type { SmppCredential } from "@sms/db";
 import { accountId, positiveInteger } from "./arguments";
 import { CommandError } from "./errors";
@@ -127,14 +133,11 @@ export function registerSmppCommands(program: Command, io: CliIo): void {
     .argument("<systemId>", "the system_id", systemIdArgument)
     .option("--password <password>", "1-8 characters (default: generated)", passwordArgument)
     .action(async (systemId: string, options: { password?: string }, command: Command) => {
-      const credential = await findBySystemId(io.db.prisma, systemId);
-      const password = options.password ?? generateSmppPassword();
-      await io.db.prisma.smppCredential.update({
-        where: { systemId },
-        data: { passwordHash: await hashSmppPassword(password), failedAttempts: 0, lockedUntil: null },
-      });
+      const reset = await resetSmppPassword(io.db.prisma, { systemId }, options.password);
+      if (!reset) throw new CommandError(`No SMPP credentials with system_id "${systemId}".`);
+      const { password } = reset;
       printResult(io, command, {
-        json: { system_id: systemId, account_id: credential.accountId, password },
+        json: { system_id: systemId, account_id: reset.accountId, password },
         lines: [`New password of ${systemId} (shown once, stored hashed): ${password}`],
       });
     });

@@ -8,7 +8,7 @@ import {
   type EndpointView,
   type WebhookEndpoints,
 } from "@sms/webhook-endpoints";
-import { buildTestEvent } from "@sms/webhook-events";
+import { buildTestDelivery } from "@sms/webhook-events";
 import type { AttemptResult } from "@sms/webhook-sender";
 import { accountId } from "./arguments";
 import { CommandError, UsageError } from "./errors";
@@ -59,12 +59,7 @@ async function sendTest(io: CliIo, endpoints: WebhookEndpoints, account: string)
   if (!target) throw new CommandError(`account ${account} has no webhook endpoint`);
   const sender = io.webhooks().sender();
   try {
-    return await sender.send({
-      url: target.url,
-      secrets: target.secrets,
-      id: `evt_test_${Date.now()}`,
-      body: buildTestEvent(account),
-    });
+    return await sender.send(buildTestDelivery(target));
   } finally {
     sender.close();
   }
