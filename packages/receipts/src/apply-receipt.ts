@@ -18,6 +18,8 @@ export interface ReceiptInput {
   doneAt?: Date | null;
   /** What was received, for the record (carrier_receipts.raw). */
   raw?: unknown;
+  /** The process that stored it (carrier_receipts.received_by), e.g. host:pid. */
+  receivedBy?: string;
 }
 
 /** What applying one receipt did. */
@@ -28,10 +30,10 @@ export interface ReceiptResult extends Resolution {
 
 // Rows come back in insertion order, which is the ORDER BY of the SELECT feeding them.
 const INSERT_RECEIPTS = `
-INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, error_code, outcome, message_id, seq, raw)
-SELECT carrier_id, carrier_message_id, state, error_code, outcome::"ReceiptOutcome", message_id, seq, raw::jsonb
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[])
-  WITH ORDINALITY AS t(carrier_id, carrier_message_id, state, error_code, outcome, message_id, seq, raw, n)
+INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, error_code, outcome, message_id, seq, raw, received_by)
+SELECT carrier_id, carrier_message_id, state, error_code, outcome::"ReceiptOutcome", message_id, seq, raw::jsonb, received_by
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[])
+  WITH ORDINALITY AS t(carrier_id, carrier_message_id, state, error_code, outcome, message_id, seq, raw, received_by, n)
 ORDER BY n
 RETURNING id::text`;
 
@@ -106,6 +108,7 @@ export async function applyReceipts(
             resolutions.map((r) => r.messageId ?? null),
             resolutions.map((r) => r.seq ?? null),
             prepared.map((p) => (p.input.raw === undefined ? null : JSON.stringify(p.input.raw))),
+            prepared.map((p) => p.input.receivedBy ?? null),
           ],
         });
         return resolutions.map((resolution, i) => ({ ...resolution, receiptId: inserted.rows[i]!.id }));

@@ -224,7 +224,7 @@ describe("applyReceipt", () => {
     expect(result).toMatchObject({ outcome: "applied", messageId });
   });
 
-  it("keeps the raw receipt with its row", async () => {
+  it("keeps the raw receipt and the process that stored it with its row", async () => {
     const carrier = carrierId();
     await sentMessage(carrier, ["r1"]);
     await applyReceipt(pool, {
@@ -232,9 +232,12 @@ describe("applyReceipt", () => {
       carrierMessageId: "r1",
       state: "delivered",
       raw: { stat: "DELIVRD", err: "000" },
+      receivedBy: "dlr-host:42",
     });
-    const { rows } = await pool.query("SELECT raw FROM carrier_receipts WHERE carrier_id = $1", [carrier]);
-    expect(rows[0].raw).toEqual({ stat: "DELIVRD", err: "000" });
+    const { rows } = await pool.query("SELECT raw, received_by FROM carrier_receipts WHERE carrier_id = $1", [
+      carrier,
+    ]);
+    expect(rows[0]).toEqual({ raw: { stat: "DELIVRD", err: "000" }, received_by: "dlr-host:42" });
   });
 });
 
