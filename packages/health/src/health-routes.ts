@@ -3,10 +3,34 @@ import express from "express";
 
 export type ReadinessCheck = () => Promise<void>;
 
-/** /healthz (the process answers) and /readyz (its dependencies answer and it is not shutting down). */
-export function healthRoutes(checks: Record<string, ReadinessCheck>, isShuttingDown: () => boolean): Router {
+/** What GET /metrics serves: a registry's exposition text (an @sms/metrics MetricsRegistry). */
+export interface MetricsSource {
+  readonly contentType: string;
+  render(): Promise<string>;
+}
+
+/**
+ * /healthz (the process answers), /readyz (its dependencies answer and it is not shutting
+ * down) and, given a source, /metrics.
+ */
+export function healthRoutes(
+  checks: Record<string, ReadinessCheck>,
+  isShuttingDown: () => boolean,
+  metrics?: MetricsSource,
+): Router {
   const router = express.Router();
   router.get("/healthz", (_req, res) => res.json({ status: "ok" }));
+  if (metrics) {
+    // Answered while shutting down too: the last scrape shows how the drain went.
+    router.get("/metrics", async (_req, res) => {
+      try {
+        const body = await metrics.render();
+        res.type(metrics.contentType).send(body);
+      } catch {
+        res.status(500).type("text/plain").send("# metrics could not be collected\n");
+      }
+    });
+  }
   router.get("/readyz", async (_req, res) => {
     if (isShuttingDown()) return res.status(503).json({ status: "shutting_down" });
     const results = await Promise.all(

@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import express from "express";
-import { healthRoutes, type ReadinessCheck } from "./health-routes";
+import { healthRoutes, type MetricsSource, type ReadinessCheck } from "./health-routes";
 
 /** A worker's own HTTP port for /healthz and /readyz, and /metrics when given a renderer. */
 export async function startHealthServer(
@@ -8,16 +8,11 @@ export async function startHealthServer(
   checks: Record<string, ReadinessCheck>,
   isShuttingDown: () => boolean,
   host = "0.0.0.0",
-  metrics?: { render(): string },
+  metrics?: MetricsSource,
 ): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const app = express();
   app.disable("x-powered-by");
-  app.use(healthRoutes(checks, isShuttingDown));
-  if (metrics) {
-    app.get("/metrics", (_req, res) => {
-      res.type("text/plain; version=0.0.4").send(metrics.render());
-    });
-  }
+  app.use(healthRoutes(checks, isShuttingDown, metrics));
   const server = app.listen(port, host);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);

@@ -9,6 +9,7 @@ import { loadSchedulerConfig } from "@sms/scheduler/src/config";
 import { startScheduler, type RunningScheduler } from "@sms/scheduler/src/service";
 import { waitFor } from "@sms/testing";
 import { createHarness, type Harness } from "../test/harness";
+import { metricValue } from "@sms/metrics";
 
 // DESIGN §1 / docs/decisions.md (OTP): losing Redis loses no accepted OTP SMS. The sealed
 // text is in PostgreSQL, the scheduler's reconciler re-enqueues the queued message, the
@@ -91,8 +92,8 @@ describe("an OTP SMS after a Redis flush (real PostgreSQL, Redis, scheduler, dis
     const code = received.text!.slice("flush ".length);
     expect(code).toMatch(/^\d{8}$/);
     await waitFor(async () => (await h.message(messageId)).status === "sent", { what: "the SMS sent" });
-    expect(scheduler.metrics.reenqueued).toBeGreaterThan(0);
-    expect(otpService.metrics.messagesFailed).toBe(0);
+    expect(await metricValue(scheduler.metrics.reenqueued)).toBeGreaterThan(0);
+    expect(await metricValue(otpService.metrics.messagesFailed)).toBe(0);
     expect(await h.otp.verify(h.accountId, otpId, code)).toMatchObject({
       verified: true,
       status: "verified",

@@ -33,7 +33,7 @@ export async function startOtpService(config: OtpServiceConfig, logger: Logger):
     { postgres: async () => void (await database.pool.query("SELECT 1")) },
     () => shuttingDown,
     config.HOST,
-    metrics,
+    metrics.registry,
   );
   const sweep = startSweep(database.pool, metrics, logger, {
     intervalMs: config.OTP_SWEEP_INTERVAL_MS,

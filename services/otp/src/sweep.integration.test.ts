@@ -1,5 +1,6 @@
 import { waitFor } from "@sms/testing";
 import { createHarness, STARTING_BALANCE, type Harness } from "../test/harness";
+import { metricValue } from "@sms/metrics";
 
 // No dispatcher runs here: every OTP SMS stays queued, as in a carrier outage.
 describe("otp service sweep (real PostgreSQL and Redis)", () => {
@@ -15,10 +16,10 @@ describe("otp service sweep (real PostgreSQL and Redis)", () => {
     await h.expireNow(due.otpId);
     const service = await h.start();
     await waitFor(async () => (await h.otpStatus(due.otpId)) === "expired", { what: "the OTP expired" });
-    await waitFor(() => service.metrics.sweeps >= 3, { what: "more sweeps" });
+    await waitFor(async () => (await metricValue(service.metrics.sweeps)) >= 3, { what: "more sweeps" });
     expect(await h.otpStatus(notDue.otpId)).toBe("pending");
     expect((await h.otp.get(h.accountId, due.otpId)).status).toBe("expired");
-    expect(service.metrics.expired).toBe(1);
+    expect(await metricValue(service.metrics.expired)).toBe(1);
   });
 
   it("fails the queued SMS of an expired OTP with OTP_EXPIRED, returns its credits and wipes its text", async () => {
@@ -44,7 +45,7 @@ describe("otp service sweep (real PostgreSQL and Redis)", () => {
       [messageId],
     );
     expect(ledger).toEqual([{ delta: charged }]);
-    expect(service.metrics.messagesFailed).toBe(1);
+    expect(await metricValue(service.metrics.messagesFailed)).toBe(1);
   });
 
   it("fails the queued SMS of a superseded OTP; the newer OTP's SMS stays queued with its text", async () => {
@@ -68,11 +69,11 @@ describe("otp service sweep (real PostgreSQL and Redis)", () => {
     const { otpId, messageId } = await h.send("+14155550105");
     const before = await h.db.pool.query("SELECT * FROM messages WHERE id = $1", [messageId]);
     const service = await h.start();
-    await waitFor(() => service.metrics.sweeps >= 3, { what: "three sweeps" });
+    await waitFor(async () => (await metricValue(service.metrics.sweeps)) >= 3, { what: "three sweeps" });
     const after = await h.db.pool.query("SELECT * FROM messages WHERE id = $1", [messageId]);
     expect(after.rows[0]).toEqual(before.rows[0]);
     expect(await h.otpStatus(otpId)).toBe("pending");
-    expect(service.metrics.messagesFailed).toBe(0);
+    expect(await metricValue(service.metrics.messagesFailed)).toBe(0);
   });
 
   it("never fails an expired OTP's SMS a segment of which is already on its way to a carrier", async () => {
@@ -85,7 +86,7 @@ describe("otp service sweep (real PostgreSQL and Redis)", () => {
     await h.expireNow(otpId);
     const service = await h.start();
     await waitFor(async () => (await h.otpStatus(otpId)) === "expired", { what: "the OTP expired" });
-    await waitFor(() => service.metrics.sweeps >= 3, { what: "more sweeps" });
+    await waitFor(async () => (await metricValue(service.metrics.sweeps)) >= 3, { what: "more sweeps" });
     expect((await h.message(messageId)).status).toBe("queued");
   });
 
@@ -94,9 +95,11 @@ describe("otp service sweep (real PostgreSQL and Redis)", () => {
     for (let i = 0; i < 7; i++) sent.push(await h.send(`+1415555020${i}`));
     await h.db.pool.query("UPDATE otps SET expires_at = now() - interval '1 s'");
     const service = await h.start({ OTP_SWEEP_BATCH_SIZE: "3", OTP_SWEEP_INTERVAL_MS: "60000" });
-    await waitFor(() => service.metrics.messagesFailed === 7, { what: "seven SMS failed" });
-    expect(service.metrics.sweeps).toBe(1);
-    expect(service.metrics.expired).toBe(7);
+    await waitFor(async () => (await metricValue(service.metrics.messagesFailed)) === 7, {
+      what: "seven SMS failed",
+    });
+    expect(await metricValue(service.metrics.sweeps)).toBe(1);
+    expect(await metricValue(service.metrics.expired)).toBe(7);
     expect(await h.balance()).toBe(STARTING_BALANCE);
   });
 
@@ -107,10 +110,10 @@ describe("otp service sweep (real PostgreSQL and Redis)", () => {
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: "ready", checks: { postgres: "ok" } });
-    await waitFor(() => service.metrics.sweeps > 0, { what: "a sweep" });
+    await waitFor(async () => (await metricValue(service.metrics.sweeps)) > 0, { what: "a sweep" });
     const metrics = await (await fetch(`${base}/metrics`)).text();
-    expect(metrics).toMatch(/^otp_sweeps_total [1-9]\d*$/m);
-    expect(metrics).toMatch(/^otp_messages_failed_total 0$/m);
+    expect(metrics).toMatch(/^sms_otp_sweeps_total [1-9]\d*$/m);
+    expect(metrics).toMatch(/^sms_otp_messages_failed_total 0$/m);
     // A stop waits for the sweep in progress; /readyz answers 503 from its first moment.
     const slow = await h.db.pool.connect();
     try {

@@ -27,19 +27,19 @@ export function startSweep(
     name: "otp sweep",
     intervalMs: options.intervalMs,
     logger,
-    onError: () => metrics.sweepErrors++,
+    onError: () => metrics.sweepErrors.inc(),
     async tick(isStopping) {
-      metrics.sweeps++;
+      metrics.sweeps.inc();
       for (let expired = options.batchSize; expired >= options.batchSize && !isStopping();) {
         const ids = await expireDueOtps(pool, options.batchSize);
         expired = ids.length;
-        metrics.expired += ids.length;
+        metrics.expired.inc(ids.length);
         if (ids.length) logger.debug("OTPs expired", { count: ids.length });
       }
       for (let found = options.batchSize; found >= options.batchSize && !isStopping();) {
         const failed = await failUnsendableOtpMessages(pool, options.batchSize);
         found = failed.length;
-        metrics.messagesFailed += failed.length;
+        metrics.messagesFailed.inc(failed.length);
         for (const message of failed)
           logger.info("OTP message failed before reaching a carrier", {
             message_id: message.messageId,

@@ -1,5 +1,6 @@
 import { waitFor } from "@sms/testing";
 import { createHarness, type Harness } from "../test/harness";
+import { metricValue } from "@sms/metrics";
 
 describe("reconciler (real PostgreSQL, Redis and BullMQ)", () => {
   let h: Harness;
@@ -14,17 +15,24 @@ describe("reconciler (real PostgreSQL, Redis and BullMQ)", () => {
     await waitFor(() => ids.every((id) => h.jobCount(id) === 1), { what: "the first jobs" });
     // The messages stay queued (no dispatcher here) and go stale; their completed jobs are
     // still in Redis, so a few reconciler ticks must add nothing.
-    const ticks = scheduler.metrics.reconcileTicks;
-    await waitFor(() => scheduler.metrics.reconcileTicks >= ticks + 4 && scheduler.metrics.reenqueued >= 40, {
-      what: "reconciler ticks over the stale messages",
-    });
+    const ticks = await metricValue(scheduler.metrics.reconcileTicks);
+    await waitFor(
+      async () =>
+        (await metricValue(scheduler.metrics.reconcileTicks)) >= ticks + 4 &&
+        (await metricValue(scheduler.metrics.reenqueued)) >= 40,
+      {
+        what: "reconciler ticks over the stale messages",
+      },
+    );
     expect(h.jobs).toHaveLength(20);
 
     await waitFor(() => h.isQueueIdle(), { what: "the jobs to be completed" });
     expect(await h.flushRedisPrefix()).toBeGreaterThan(0);
     await waitFor(() => ids.every((id) => h.jobCount(id) === 2), { what: "the jobs again after the flush" });
-    const again = scheduler.metrics.reconcileTicks;
-    await waitFor(() => scheduler.metrics.reconcileTicks >= again + 3, { what: "more reconciler ticks" });
+    const again = await metricValue(scheduler.metrics.reconcileTicks);
+    await waitFor(async () => (await metricValue(scheduler.metrics.reconcileTicks)) >= again + 3, {
+      what: "more reconciler ticks",
+    });
     expect(h.jobs).toHaveLength(40);
   });
 
@@ -34,9 +42,9 @@ describe("reconciler (real PostgreSQL, Redis and BullMQ)", () => {
     await waitFor(() => h.jobCount(id!) === 1);
     await waitFor(() => h.isQueueIdle(), { what: "the job to be completed" });
     await h.flushRedisPrefix();
-    const ticks = scheduler.metrics.reconcileTicks;
-    await waitFor(() => scheduler.metrics.reconcileTicks >= ticks + 3);
-    expect(scheduler.metrics.reenqueued).toBe(0);
+    const ticks = await metricValue(scheduler.metrics.reconcileTicks);
+    await waitFor(async () => (await metricValue(scheduler.metrics.reconcileTicks)) >= ticks + 3);
+    expect(await metricValue(scheduler.metrics.reenqueued)).toBe(0);
     expect(h.jobCount(id!)).toBe(1);
   });
 
@@ -51,7 +59,9 @@ describe("reconciler (real PostgreSQL, Redis and BullMQ)", () => {
     const scheduler = await h.start({ RECONCILE_STALE_AFTER_MS: "600000" });
     await waitFor(() => h.jobCount(id!) === 1, { what: "the relayed job" });
     await waitFor(async () => (await h.db.pool.query("SELECT 1 FROM dispatch_outbox")).rowCount === 0);
-    await waitFor(() => scheduler.metrics.outboxRelayed === 1, { what: "the relay counted in the metrics" });
+    await waitFor(async () => (await metricValue(scheduler.metrics.outboxRelayed)) === 1, {
+      what: "the relay counted in the metrics",
+    });
   });
 
   it("pages through a backlog of stale messages in bounded ticks", async () => {
@@ -62,7 +72,7 @@ describe("reconciler (real PostgreSQL, Redis and BullMQ)", () => {
     );
     const scheduler = await h.start({ RECONCILE_BATCH_SIZE: "40", RECONCILE_MAX_PER_TICK: "100" });
     await waitFor(() => ids.every((id) => h.jobCount(id) === 1), { what: "a job for each of the 250" });
-    expect(scheduler.metrics.reconcileTicks).toBeGreaterThanOrEqual(3);
+    expect(await metricValue(scheduler.metrics.reconcileTicks)).toBeGreaterThanOrEqual(3);
     expect(h.jobs).toHaveLength(250);
   });
 });

@@ -55,9 +55,9 @@ export function startReconciler(
     name: "reconciler",
     intervalMs: options.intervalMs,
     logger,
-    onError: () => metrics.reconcileErrors++,
+    onError: () => metrics.reconcileErrors.inc(),
     async tick(isStopping) {
-      metrics.reconcileTicks++;
+      metrics.reconcileTicks.inc();
       // The queue connection waits for Redis indefinitely, and relayStale holds a
       // transaction and row locks while it enqueues: with Redis down, skip the tick
       // instead of parking a database connection until Redis comes back.
@@ -67,7 +67,7 @@ export function startReconciler(
         moved = await outbox.relayStale(options.batchSize);
         relayed += moved;
       }
-      metrics.outboxRelayed += relayed;
+      metrics.outboxRelayed.inc(relayed);
 
       let reenqueued = 0;
       while (!isStopping() && reenqueued < options.maxPerTick) {
@@ -87,7 +87,7 @@ export function startReconciler(
           break;
         }
       }
-      metrics.reenqueued += reenqueued;
+      metrics.reenqueued.inc(reenqueued);
       // Most re-enqueues are no-ops (the job still exists), so they are not worth an info line.
       if (relayed) logger.info("dispatch outbox relayed messages", { count: relayed });
       if (reenqueued) logger.debug("re-enqueued stale queued messages", { count: reenqueued });

@@ -1,5 +1,6 @@
 import { freePort, waitFor } from "@sms/testing";
 import { createHarness, type Harness } from "../test/harness";
+import { metricValue } from "@sms/metrics";
 
 describe("scheduler (real PostgreSQL, Redis and BullMQ)", () => {
   let h: Harness;
@@ -89,13 +90,19 @@ describe("scheduler (real PostgreSQL, Redis and BullMQ)", () => {
     ]);
     await waitFor(() => h.jobs.length >= total, { what: `${total} jobs`, timeoutMs: 20_000 });
     // Both did part of the work, and the reconcilers ran a few times over the completed jobs.
-    expect(a.metrics.promoted).toBeGreaterThan(0);
-    expect(b.metrics.promoted).toBeGreaterThan(0);
-    expect(a.metrics.promoted + b.metrics.promoted).toBe(total);
-    const ticks = a.metrics.reconcileTicks + b.metrics.reconcileTicks;
-    await waitFor(() => a.metrics.reconcileTicks + b.metrics.reconcileTicks >= ticks + 4, {
-      what: "more reconciler ticks",
-    });
+    expect(await metricValue(a.metrics.promoted)).toBeGreaterThan(0);
+    expect(await metricValue(b.metrics.promoted)).toBeGreaterThan(0);
+    expect((await metricValue(a.metrics.promoted)) + (await metricValue(b.metrics.promoted))).toBe(total);
+    const ticks =
+      (await metricValue(a.metrics.reconcileTicks)) + (await metricValue(b.metrics.reconcileTicks));
+    await waitFor(
+      async () =>
+        (await metricValue(a.metrics.reconcileTicks)) + (await metricValue(b.metrics.reconcileTicks)) >=
+        ticks + 4,
+      {
+        what: "more reconciler ticks",
+      },
+    );
     expect(h.jobs).toHaveLength(total);
     expect(new Set(h.jobs.map((j) => j.messageId))).toEqual(new Set(ids));
     const { rows } = await h.db.pool.query(
@@ -110,7 +117,9 @@ describe("scheduler (real PostgreSQL, Redis and BullMQ)", () => {
   it("stops within its bound in the middle of a backlog and loses no promoted message", async () => {
     await h.insertScheduled(new Date(Date.now() - 1000), 5000);
     const scheduler = await h.start({ SCHEDULER_BATCH_SIZE: "100" });
-    await waitFor(() => scheduler.metrics.promoted > 0, { what: "promotion to start" });
+    await waitFor(async () => (await metricValue(scheduler.metrics.promoted)) > 0, {
+      what: "promotion to start",
+    });
     const started = Date.now();
     await scheduler.stop();
     expect(Date.now() - started).toBeLessThan(5000);
@@ -119,7 +128,7 @@ describe("scheduler (real PostgreSQL, Redis and BullMQ)", () => {
       `SELECT m.id, EXISTS (SELECT 1 FROM dispatch_outbox d WHERE d.message_id = m.id) AS in_outbox
        FROM messages m WHERE m.status = 'queued'`,
     );
-    expect(rows.length).toBe(scheduler.metrics.promoted);
+    expect(rows.length).toBe(await metricValue(scheduler.metrics.promoted));
     for (const row of rows) if (!row.in_outbox) expect(await h.jobExists(row.id)).toBe(true);
   });
 
@@ -156,9 +165,9 @@ describe("scheduler (real PostgreSQL, Redis and BullMQ)", () => {
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: "ready", checks: { postgres: "ok", redis: "ok" } });
-    await waitFor(() => scheduler.metrics.promoteTicks > 0);
+    await waitFor(async () => (await metricValue(scheduler.metrics.promoteTicks)) > 0);
     const metrics = await (await fetch(`${base}/metrics`)).text();
-    expect(metrics).toMatch(/^scheduler_promoted_messages_total 0$/m);
-    expect(metrics).toMatch(/^scheduler_ticks_total [1-9]\d*$/m);
+    expect(metrics).toMatch(/^sms_scheduler_promoted_messages_total 0$/m);
+    expect(metrics).toMatch(/^sms_scheduler_ticks_total [1-9]\d*$/m);
   });
 });

@@ -29,13 +29,13 @@ export function startPromotion(
     name: "promotion",
     intervalMs: options.intervalMs,
     logger,
-    onError: () => metrics.promoteErrors++,
+    onError: () => metrics.promoteErrors.inc(),
     async tick(isStopping) {
-      metrics.promoteTicks++;
+      metrics.promoteTicks.inc();
       for (;;) {
         const ids = await promoteDueScheduled(pool, { limit: options.batchSize });
         if (ids.length === 0) return;
-        metrics.promoted += ids.length;
+        metrics.promoted.inc(ids.length);
         outbox.handOff(ids);
         // Waiting for each batch's hand-off keeps promotion from running far ahead of
         // Redis; when Redis hangs, the rows wait in dispatch_outbox for the relay.

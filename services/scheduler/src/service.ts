@@ -41,7 +41,7 @@ export async function startScheduler(config: SchedulerConfig, logger: Logger): P
     webhooks: createWebhookDeliverProducer(queueContext),
     smppReceipts: createSmppReceiptProducer(queueContext),
   };
-  const metrics = new SchedulerMetrics();
+  const metrics = new SchedulerMetrics(database.pool);
   let shuttingDown = false;
   const http = await startHealthServer(
     config.PORT,
@@ -51,7 +51,7 @@ export async function startScheduler(config: SchedulerConfig, logger: Logger): P
     },
     () => shuttingDown,
     config.HOST,
-    metrics,
+    metrics.registry,
   );
   const promotion = startPromotion(database.pool, outbox, metrics, logger, {
     intervalMs: config.SCHEDULER_INTERVAL_MS,

@@ -51,8 +51,8 @@ export async function startListener(
       maxPendingRequests: options.maxPendingRequests,
       authenticate: async (bind, current) => {
         const status = await handlers.authenticate(bind, current);
-        if (status === CommandStatus.ESME_ROK) metrics.bindsAccepted++;
-        else metrics.bindsRefused++;
+        if (status === CommandStatus.ESME_ROK) metrics.bindsAccepted.inc();
+        else metrics.bindsRefused.inc();
         return status;
       },
       onRequest: (pdu, current) => {

@@ -1,49 +1,51 @@
-/** The smpp-server's counters and gauges, rendered in the Prometheus text format on /metrics. */
-export class ServerMetrics {
-  bindsAccepted = 0;
-  bindsRefused = 0;
-  submitsAccepted = 0;
-  submitsRefused = 0;
-  submitsThrottled = 0;
-  receiptsDelivered = 0;
-  receiptsRefused = 0;
-  receiptsUnanswered = 0;
-  /** Current binds, read when rendered. */
-  constructor(private readonly binds: () => number) {}
+import {
+  MetricsRegistry,
+  QueueMetrics,
+  RateLimitMetrics,
+  SmppServerMetrics,
+  type RateLimitReason,
+} from "@sms/metrics";
 
-  render(): string {
-    const lines: string[] = [];
-    const metric = (type: "counter" | "gauge", name: string, help: string, value: number) =>
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
-    metric("gauge", "smpp_binds", "Customer binds open on this process.", this.binds());
-    metric("counter", "smpp_binds_accepted_total", "Binds accepted.", this.bindsAccepted);
-    metric("counter", "smpp_binds_refused_total", "Binds refused (any status).", this.bindsRefused);
-    metric("counter", "smpp_submits_accepted_total", "submit_sm answered ESME_ROK.", this.submitsAccepted);
-    metric("counter", "smpp_submits_refused_total", "submit_sm answered with an error.", this.submitsRefused);
-    metric(
-      "counter",
-      "smpp_submits_throttled_total",
-      "submit_sm answered ESME_RTHROTTLED.",
-      this.submitsThrottled,
-    );
-    metric(
-      "counter",
-      "smpp_receipts_delivered_total",
-      "Receipts acknowledged by customers.",
-      this.receiptsDelivered,
-    );
-    metric(
-      "counter",
-      "smpp_receipts_refused_total",
-      "Receipts answered with an error status.",
-      this.receiptsRefused,
-    );
-    metric(
-      "counter",
-      "smpp_receipts_unanswered_total",
-      "Receipts with no answer in time.",
-      this.receiptsUnanswered,
-    );
-    return `${lines.join("\n")}\n`;
+/** What the smpp-server reports on /metrics: customer binds, submits, receipts, the smpp.dlr-out worker. */
+export class ServerMetrics {
+  readonly registry: MetricsRegistry;
+  readonly queues: QueueMetrics;
+  readonly bindsAccepted;
+  readonly bindsRefused;
+  readonly submitsAccepted;
+  readonly submitsRefused;
+  readonly receiptsDelivered;
+  readonly receiptsRefused;
+  readonly receiptsUnanswered;
+  private readonly server: SmppServerMetrics;
+  private readonly rateLimits: RateLimitMetrics;
+
+  /** @param binds customer binds open now, read at scrape time */
+  constructor(binds: () => number, registry = new MetricsRegistry()) {
+    this.registry = registry;
+    this.contentType = registry.contentType;
+    this.queues = new QueueMetrics(registry);
+    this.server = new SmppServerMetrics(registry, binds);
+    this.rateLimits = new RateLimitMetrics(registry);
+    this.bindsAccepted = this.server.bindRequests.labels({ outcome: "accepted" });
+    this.bindsRefused = this.server.bindRequests.labels({ outcome: "refused" });
+    this.submitsAccepted = this.server.submits.labels({ outcome: "accepted" });
+    this.submitsRefused = this.server.submits.labels({ outcome: "refused" });
+    this.receiptsDelivered = this.server.receipts.labels({ outcome: "delivered" });
+    this.receiptsRefused = this.server.receipts.labels({ outcome: "refused" });
+    this.receiptsUnanswered = this.server.receipts.labels({ outcome: "unanswered" });
+  }
+
+  readonly contentType: string;
+
+  /** The /metrics text. */
+  render(): Promise<string> {
+    return this.registry.render();
+  }
+
+  /** A submit_sm refused by the account's limits: counted as a submit and as a rate-limit rejection. */
+  throttled(reason: RateLimitReason): void {
+    this.server.submits.inc({ outcome: "throttled" });
+    this.rateLimits.reject("smpp", reason);
   }
 }

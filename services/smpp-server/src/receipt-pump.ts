@@ -99,17 +99,17 @@ export class ReceiptPump {
         message_state: receipt.messageState,
       });
       if (response.command_status !== CommandStatus.ESME_ROK) {
-        this.metrics.receiptsRefused++;
+        this.metrics.receiptsRefused.inc();
         return;
       }
       await this.deletes.add(receipt.id);
-      this.metrics.receiptsDelivered++;
+      this.metrics.receiptsDelivered.inc();
     } catch (error) {
       // Never written (the bind went first): due again at once, for the next bind to take.
       if (error instanceof NotBoundError)
         return releaseReceipts(this.pool, [receipt.id]).catch(() => undefined);
       // No answer: the claim lapses after retryMs and the receipt is sent again.
-      this.metrics.receiptsUnanswered++;
+      this.metrics.receiptsUnanswered.inc();
     }
   }
 }

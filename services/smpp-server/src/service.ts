@@ -150,6 +150,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
       processReceiptJob(SmppReceiptJob.parse(job.data), job.attemptsMade + 1 >= (job.opts.attempts ?? 1)),
     { concurrency: config.DLR_OUT_CONCURRENCY },
   );
+  metrics.queues.instrumentWorker(worker, queueContext);
   worker.on("failed", (job, error) =>
     logger.warn("smpp.dlr-out job failed; BullMQ retries it while it has attempts", {
       message_id: job?.data.messageId,

@@ -129,15 +129,15 @@ export function createSubmitHandler(deps: SubmitDeps) {
         { messages: submit.part ? 0 : 1 },
       );
       if (!decision.allowed) {
-        metrics.submitsThrottled++;
+        metrics.throttled(decision.reason ?? "RATE_LIMITED");
         return { status: smppStatusFor(decision.reason ?? "RATE_LIMITED") };
       }
       quota = { day: decision.quotaDay, counted: !submit.part };
       const messageId = submit.part ? await submitPart(account, submit) : await submitWhole(account, submit);
-      metrics.submitsAccepted++;
+      metrics.submitsAccepted.inc();
       return { fields: { message_id: messageId } };
     } catch (error) {
-      metrics.submitsRefused++;
+      metrics.submitsRefused.inc();
       if (quota.counted) void limiter.refund(accountId, 1, quota.day).catch(() => undefined);
       if (error instanceof SubmitRefusal) return { status: error.status };
       if (error instanceof ApiError) return { status: smppStatusFor(error.code) };

@@ -216,8 +216,10 @@ describe("bind states and link housekeeping", () => {
     const peer = await connect();
     expect((await peer.request("bind_transceiver", bindFields(customer))).command_status).toBe(0);
     const metrics = await (await fetch(`${base}/metrics`)).text();
-    expect(Number(/^smpp_binds (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
-    expect(Number(/^smpp_binds_refused_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(Number(/^sms_smpp_server_binds (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(
+      Number(/^sms_smpp_server_bind_requests_total\{outcome="refused"\} (\d+)$/m.exec(metrics)?.[1]),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it("unbinds a customer that says nothing for the inactivity timeout", async () => {

@@ -1,0 +1,103 @@
+import { Counter } from "prom-client";
+import type { MetricsRegistry } from "./registry";
+
+/** A counter without labels in `metrics`'s registry. */
+export function counter(metrics: MetricsRegistry, name: `sms_${string}_total`, help: string): Counter {
+  return new Counter({ name, help, registers: [metrics.registry] });
+}
+
+/** The scheduler's promotion loop and reconciler. */
+export class SchedulerLoopMetrics {
+  readonly promoted: Counter;
+  readonly promoteTicks: Counter;
+  readonly promoteErrors: Counter;
+  readonly reconcileTicks: Counter;
+  readonly reconcileErrors: Counter;
+  readonly reenqueued: Counter;
+  readonly outboxRelayed: Counter;
+
+  constructor(metrics: MetricsRegistry) {
+    this.promoted = counter(
+      metrics,
+      "sms_scheduler_promoted_messages_total",
+      "Scheduled messages moved to queued",
+    );
+    this.promoteTicks = counter(metrics, "sms_scheduler_ticks_total", "Promotion ticks run");
+    this.promoteErrors = counter(metrics, "sms_scheduler_tick_errors_total", "Promotion ticks that failed");
+    this.reconcileTicks = counter(metrics, "sms_scheduler_reconcile_ticks_total", "Reconciler ticks run");
+    this.reconcileErrors = counter(
+      metrics,
+      "sms_scheduler_reconcile_errors_total",
+      "Reconciler ticks that failed",
+    );
+    this.reenqueued = counter(
+      metrics,
+      "sms_scheduler_reenqueued_messages_total",
+      "Stale queued messages handed to sms.dispatch again (a no-op while their job exists)",
+    );
+    this.outboxRelayed = counter(
+      metrics,
+      "sms_scheduler_outbox_relayed_total",
+      "dispatch_outbox rows re-enqueued by the relay (their first hand-off to Redis did not happen)",
+    );
+  }
+}
+
+/** The OTP service's sweep. */
+export class OtpSweepMetrics {
+  readonly sweeps: Counter;
+  readonly sweepErrors: Counter;
+  readonly expired: Counter;
+  readonly messagesFailed: Counter;
+
+  constructor(metrics: MetricsRegistry) {
+    this.sweeps = counter(
+      metrics,
+      "sms_otp_sweeps_total",
+      "Sweeps run (expiry, then unsendable OTP messages)",
+    );
+    this.sweepErrors = counter(metrics, "sms_otp_sweep_errors_total", "Sweeps that failed");
+    this.expired = counter(metrics, "sms_otp_expired_total", "Pending OTPs marked expired");
+    this.messagesFailed = counter(
+      metrics,
+      "sms_otp_messages_failed_total",
+      "Queued OTP messages failed because their OTP can no longer be verified",
+    );
+  }
+}
+
+/** Carrier receipts taken in by dlr-ingest. */
+export class ReceiptIngestMetrics {
+  readonly deliverSm: Counter<"kind" | "carrier_id">;
+  readonly receipts: Counter<"source" | "outcome">;
+  readonly receiptErrors: Counter<"source">;
+  readonly sweepSettled: Counter<"outcome">;
+
+  constructor(metrics: MetricsRegistry) {
+    const registers = [metrics.registry];
+    this.deliverSm = new Counter({
+      name: "sms_dlr_deliver_sm_total",
+      help: "deliver_sm received from carriers, by kind: receipt, mo, unreadable_receipt, refused_shutting_down",
+      labelNames: ["kind", "carrier_id"],
+      registers,
+    });
+    this.receipts = new Counter({
+      name: "sms_dlr_receipts_total",
+      help: "Receipts stored, by source (smpp, http) and outcome (applied, ignored, unmatched, …)",
+      labelNames: ["source", "outcome"],
+      registers,
+    });
+    this.receiptErrors = new Counter({
+      name: "sms_dlr_receipt_errors_total",
+      help: "Receipts not stored (the carrier is asked to redeliver), by source",
+      labelNames: ["source"],
+      registers,
+    });
+    this.sweepSettled = new Counter({
+      name: "sms_dlr_sweep_settled_total",
+      help: "Unmatched receipts the sweep settled, by outcome (applied, ignored)",
+      labelNames: ["outcome"],
+      registers,
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import { sampleValue } from "@sms/metrics";
+import { waitFor } from "@sms/testing";
+import { createHarness, type Harness } from "../test/harness";
+
+describe("scheduler /metrics (real PostgreSQL, Redis, HTTP)", () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await createHarness();
+  });
+  afterEach(() => h.close());
+
+  it("counts open messages by status in PostgreSQL and the messages it promoted", async () => {
+    await h.insertScheduled(new Date(Date.now() + 86_400_000), 3);
+    await h.insertScheduled(new Date(Date.now() - 1000), 2);
+    const scheduler = await h.start();
+    const scrape = async () => (await fetch(`http://127.0.0.1:${scheduler.port}/metrics`)).text();
+
+    const text = await waitFor(
+      async () => {
+        const body = await scrape();
+        return sampleValue(body, "sms_scheduler_promoted_messages_total") === 2 ? body : null;
+      },
+      { what: "the two due messages promoted" },
+    );
+    expect(sampleValue(text, "sms_messages_open", { status: "scheduled" })).toBe(3);
+    expect(sampleValue(text, "sms_messages_open", { status: "queued" })).toBe(2);
+    expect(sampleValue(text, "sms_messages_open", { status: "sent" })).toBe(0);
+    // Final statuses are not counted at scrape time (a full count of a growing table).
+    expect(sampleValue(text, "sms_messages_open", { status: "delivered" })).toBeUndefined();
+
+    await h.db.pool.query("UPDATE messages SET status = 'sent' WHERE status = 'queued'");
+    const after = await scrape();
+    expect(sampleValue(after, "sms_messages_open", { status: "queued" })).toBe(0);
+    expect(sampleValue(after, "sms_messages_open", { status: "sent" })).toBe(2);
+  });
+
+  it("serves the process metrics under the sms_ prefix, and every metric has it", async () => {
+    const scheduler = await h.start();
+    const response = await fetch(`http://127.0.0.1:${scheduler.port}/metrics`);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+    expect(sampleValue(text, "sms_process_cpu_user_seconds_total")).toBeGreaterThan(0);
+    expect(sampleValue(text, "sms_nodejs_heap_size_used_bytes")).toBeGreaterThan(0);
+    const names = text
+      .split("\n")
+      .filter((line) => line.startsWith("# TYPE "))
+      .map((line) => line.split(" ")[2]);
+    expect(names.length).toBeGreaterThan(20);
+    expect(names.filter((name) => !name!.startsWith("sms_"))).toEqual([]);
+  });
+});
