@@ -2,3 +2,10 @@ export { createTestWorld, type TestWorld } from "./world";
 export { waitFor } from "./wait";
 export { freePort, isListening, withDatabase } from "./servers";
 export { startRedisCluster, type TestRedisCluster } from "./redis-cluster";
+export {
+  startServiceProcess,
+  terminate,
+  readyzStatus,
+  type ServiceProcess,
+  type Termination,
+} from "./service-process";
