@@ -4,6 +4,7 @@ import { Batcher } from "@sms/db";
 import { applyReceipts, type ReceiptInput, type ReceiptResult } from "@sms/receipts";
 import { CommandStatus, EsmClass, parseReceipt, parseReceiptDate, type DeliverSm } from "@sms/smpp";
 import type { DeliverSmHandler } from "./carrier-binds";
+import { INSTANCE_NAME } from "./instance";
 import type { Metrics } from "./metrics";
 
 export interface DeliverSmDeps {
@@ -60,6 +61,7 @@ export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
         errorCode: receipt.err,
         doneAt: parseReceiptDate(receipt.doneDate),
         raw: rawOf(pdu, receipt),
+        receivedBy: INSTANCE_NAME,
       });
       metrics.increment("dlr_receipts_total", "Receipts stored, by source and outcome", {
         source: "smpp",

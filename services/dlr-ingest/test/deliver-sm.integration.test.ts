@@ -1,3 +1,4 @@
+import os from "node:os";
 import pg from "pg";
 import { createLogger } from "@sms/logger";
 import { CommandStatus, EsmClass, formatReceiptText, type DeliverSm } from "@sms/smpp";
@@ -59,7 +60,7 @@ describe("the deliver_sm handler", () => {
     const handle = createDeliverSmHandler({ pool, logger, metrics: new Metrics(), isStopping: () => false });
     await expect(handle("car_x", receiptPdu("abc123"))).resolves.toBe(CommandStatus.ESME_ROK);
     const { rows } = await pool.query(
-      "SELECT carrier_message_id, state, outcome, raw FROM carrier_receipts WHERE carrier_id = 'car_x'",
+      "SELECT carrier_message_id, state, outcome, raw, received_by FROM carrier_receipts WHERE carrier_id = 'car_x'",
     );
     expect(rows).toEqual([
       expect.objectContaining({
@@ -67,6 +68,8 @@ describe("the deliver_sm handler", () => {
         state: "delivered",
         outcome: "unmatched",
         raw: expect.objectContaining({ stat: "DELIVRD" }),
+        // Which replica stored it: this process.
+        received_by: `${os.hostname()}:${process.pid}`,
       }),
     ]);
     // The quoted message text is the customer's: never stored.

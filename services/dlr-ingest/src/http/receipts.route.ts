@@ -2,6 +2,7 @@ import express, { type Router } from "express";
 import type pg from "pg";
 import { ApiError } from "@sms/errors";
 import { applyReceipt } from "@sms/receipts";
+import { INSTANCE_NAME } from "../instance";
 import { carrierExists } from "../carriers";
 import type { Metrics } from "../metrics";
 import { requireBearerToken } from "./bearer-token";
@@ -29,7 +30,7 @@ export function receiptRoutes(deps: { pool: pg.Pool; token: string; metrics: Met
       const carrierId = String(req.params.carrierId);
       if (!(await carrierExists(deps.pool, carrierId)))
         throw new ApiError("NOT_FOUND", "No carrier has this id.");
-      const result = await applyReceipt(deps.pool, { carrierId, ...receipt });
+      const result = await applyReceipt(deps.pool, { carrierId, ...receipt, receivedBy: INSTANCE_NAME });
       deps.metrics.increment("dlr_receipts_total", "Receipts stored, by source and outcome", {
         source: "http",
         outcome: result.outcome,
