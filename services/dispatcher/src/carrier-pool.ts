@@ -102,13 +102,22 @@ export class CarrierPool {
     return rotated.reduce((best, client) => (client.outstanding < best.outstanding ? client : best));
   }
 
-  /** Sessions bound and total, per carrier (for readiness and metrics). */
-  status(): Record<string, { bound: number; total: number }> {
+  /** Sessions bound and total, and submits outstanding over the bound sessions' windows, per carrier (for readiness and metrics). */
+  status(): Record<string, { bound: number; total: number; outstanding: number; window: number }> {
     return Object.fromEntries(
-      [...this.binds].map(([id, b]) => [
-        id,
-        { bound: b.clients.filter((c) => c.isBound).length, total: b.clients.length },
-      ]),
+      [...this.binds].map(([id, b]) => {
+        const bound = b.clients.filter((c) => c.isBound);
+        const outstanding = bound.reduce((sum, c) => sum + c.outstanding, 0);
+        return [
+          id,
+          {
+            bound: bound.length,
+            total: b.clients.length,
+            outstanding,
+            window: bound.length * b.carrier.windowSize,
+          },
+        ];
+      }),
     );
   }
 

@@ -9,6 +9,7 @@ import { Batcher } from "@sms/db";
 import { CarrierPool } from "./carrier-pool";
 import type { DispatcherConfig } from "./config";
 import { dispatchMessage, type DispatchContext } from "./dispatch.processor";
+import { DispatcherMetrics } from "./metrics";
 import { markSubmitting, recordSubmitted } from "./segments.sql";
 
 export interface RunningDispatcher {
@@ -52,6 +53,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
       maxConcurrent: 2,
     }),
   };
+  const metrics = new DispatcherMetrics(carriers);
   const worker = openWorker<DispatchJob>(
     { connection: queueConnection, prefix: config.REDIS_PREFIX },
     QUEUES.smsDispatch,
@@ -64,6 +66,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
       maxStalledCount: 1000,
     },
   );
+  metrics.queues.instrumentWorker(worker, { connection: queueConnection, prefix: config.REDIS_PREFIX });
   worker.on("failed", (job, error) => {
     logger.warn("dispatch attempt failed; BullMQ retries it", {
       message_id: job?.data.messageId,
@@ -79,6 +82,8 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
       redis: async () => void (await redis.ping()),
     },
     () => stopping,
+    undefined,
+    metrics,
   );
   logger.info("dispatcher started", { port: health.port, carriers: carriers.status() });
   return {
