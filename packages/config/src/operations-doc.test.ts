@@ -17,14 +17,18 @@ const SETTING_KEY = /^\s+([A-Z][A-Z0-9_]+):/gm;
 const SPREAD = /^\s+\.\.\.([A-Za-z_$][\w$]*),?$/gm;
 const SETTING_ROW = /^\|\s*`([A-Z][A-Z0-9_]+)`\s*\|/gm;
 
-/** The source of an object literal: from the line that opens it to the first line that closes it at column 0. */
+/**
+ * The source of an object literal: from the line that opens it to the line that closes it
+ * at column 0 (as Prettier writes a top-level one), through any `}).extend({` that continues it.
+ */
 function objectAt(source: string, opening: RegExp, file: string): string {
   const start = source.search(opening);
   if (start < 0) throw new Error(`${file}: no ${opening} found; the settings cannot be read`);
-  const rest = source.slice(start);
-  const end = rest.search(/^\}/m);
+  const lines = source.slice(start).split("\n");
+  const continues = /^\}\)\.(?:extend|merge|safeExtend)\(/;
+  const end = lines.findIndex((line) => line.startsWith("}") && !continues.test(line));
   if (end < 0) throw new Error(`${file}: the object opened by ${opening} never closes at column 0`);
-  return rest.slice(0, end);
+  return lines.slice(0, end).join("\n");
 }
 
 function keysOf(objectSource: string): string[] {
@@ -91,8 +95,7 @@ describe("docs/operations.md", () => {
     expect(services.map((s) => s.service)).toEqual(
       expect.arrayContaining(["api-gateway", "dispatcher", "dlr-ingest", "scheduler", "webhook-delivery"]),
     );
-    for (const { service, own } of services)
-      expect({ service, found: own.length > 0 }).toEqual({ service, found: true });
+    expect(services.filter((s) => s.own.length === 0).map((s) => s.service)).toEqual([]);
     expect(services.find((s) => s.service === "dispatcher")?.own).toEqual(
       expect.arrayContaining(["DISPATCH_CONCURRENCY", "SECRET_ENCRYPTION_KEY"]),
     );
