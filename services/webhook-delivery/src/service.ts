@@ -17,6 +17,7 @@ import { deliver, type DeliverContext } from "./deliver.processor";
 import { DeliveryStore } from "./delivery-store";
 import { EndpointHealth } from "./endpoint-health";
 import { createEndpointLeases } from "./endpoint-leases";
+import { WebhookDeliveryMetrics } from "./metrics";
 import { startWebhookReconciler } from "./reconciler";
 
 export interface RunningWebhookDelivery {
@@ -45,6 +46,7 @@ export async function startWebhookDelivery(
     policy,
   );
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, ...policy });
+  const metrics = new WebhookDeliveryMetrics();
   const context: DeliverContext = {
     store: new DeliveryStore(database.pool),
     endpoints: new EndpointHealth(endpoints, database.pool, logger, {
@@ -56,7 +58,7 @@ export async function startWebhookDelivery(
       cap: config.WEBHOOK_ENDPOINT_CONCURRENCY,
       leaseMs: config.WEBHOOK_TIMEOUT_MS + 5000,
     }),
-    sender,
+    sender: metrics.webhooks.instrumentSender(sender),
     logger,
     retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
     capWaitMs: 2000,
@@ -74,6 +76,7 @@ export async function startWebhookDelivery(
       maxStalledCount: 1000,
     },
   );
+  metrics.queues.instrumentWorker(worker, queueContext);
   worker.on("failed", (job, error) => {
     logger.warn("webhook job failed; BullMQ retries it", {
       event_id: job?.data.eventId,
@@ -97,6 +100,8 @@ export async function startWebhookDelivery(
       redis: async () => void (await redis.ping()),
     },
     () => stopping,
+    undefined,
+    metrics,
   );
   logger.info("webhook-delivery started", { port: health.port, concurrency: config.WEBHOOK_CONCURRENCY });
 
