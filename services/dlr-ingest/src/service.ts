@@ -115,13 +115,16 @@ export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): P
       if (stopping) return;
       stopping = true;
       await Promise.all([refreshLoop.stop(), sweepLoop.stop()]);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // Receipts already being applied commit and are acknowledged; new ones are handed back.
+      // Receipts already being applied commit and are acknowledged; new ones are handed back
+      // (HTTP ones get 503). The port closes last, so /readyz answers 503 until then.
       await inFlight.idle(config.SHUTDOWN_GRACE_MS);
       await binds.close();
-      server.closeAllConnections();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // HTTP receipts admitted before the stop get the grace to commit; then their connections go.
+      const cut = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
       await closed;
+      clearTimeout(cut);
       await database.close();
       logger.info("dlr-ingest stopped");
     },

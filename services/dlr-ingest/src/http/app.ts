@@ -3,6 +3,7 @@ import type pg from "pg";
 import { healthRoutes, type ReadinessCheck } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import type { Metrics } from "../metrics";
+import { ApiError } from "@sms/errors";
 import { assignRequestId, errorHandler, notFound } from "@sms/http-errors";
 import { receiptRoutes } from "./receipts.route";
 
@@ -25,6 +26,14 @@ export function buildApp(deps: AppDeps): express.Express {
   app.use(healthRoutes(deps.readiness, deps.isShuttingDown));
   app.get("/metrics", (_req, res) => {
     res.type("text/plain; version=0.0.4").send(deps.metrics.render());
+  });
+  // Stopping: /readyz above says 503 while new receipts are refused (the carrier sends them
+  // again, to a replica that is ready); the port stays open until the receipts in flight commit.
+  app.use((_req, _res, next) => {
+    if (!deps.isShuttingDown()) return next();
+    next(
+      new ApiError("SERVICE_UNAVAILABLE", "Shutting down; send the receipt again.", { retryAfterSeconds: 1 }),
+    );
   });
   if (deps.receiptToken)
     app.use(receiptRoutes({ pool: deps.pool, token: deps.receiptToken, metrics: deps.metrics }));

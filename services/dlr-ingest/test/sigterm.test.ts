@@ -1,0 +1,155 @@
+import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
+import { createDatabase, type Database } from "@sms/db";
+import { newId } from "@sms/ids";
+import { createLogger } from "@sms/logger";
+import {
+  createTestWorld,
+  freePort,
+  startServiceProcess,
+  terminate,
+  waitFor,
+  type ServiceProcess,
+  type TestWorld,
+} from "@sms/testing";
+// The dispatcher and the acceptance path put messages with the carrier, so receipts flow.
+import { createAcceptance, type Acceptance } from "../../../packages/message-acceptance/src";
+import { createDispatchProducer } from "../../../packages/queues/src";
+import { createRedis, type Redis } from "../../../packages/redis/src";
+import { loadDispatcherConfig } from "../../dispatcher/src/config";
+import { startDispatcher, type RunningDispatcher } from "../../dispatcher/src/dispatcher";
+
+const TOTAL = 1500;
+
+/**
+ * SIGTERM to a dlr-ingest process while receipts flow: it stops taking receipts (those not yet
+ * acknowledged go back to the carrier, which sends them again), lets the ones being applied
+ * commit, unbinds and exits 0 within 10 s; a fresh process applies the rest. "Run twice to
+ * completion" for dlr-ingest is a receipt applied twice: a message with two 'delivered' events.
+ */
+describe("dlr-ingest sent SIGTERM under load", () => {
+  let world: TestWorld;
+  let simulator: CarrierSimulator;
+  let db: Database;
+  let dispatcher: RunningDispatcher;
+  let acceptance: Acceptance;
+  let connection: Redis;
+  const processes: ServiceProcess[] = [];
+  const count = async (sql: string) => Number((await db.pool.query<{ n: string }>(sql)).rows[0]!.n);
+
+  async function launch(): Promise<{ service: ServiceProcess; port: number }> {
+    const port = await freePort();
+    const service = startServiceProcess("dlr-ingest", {
+      ...world.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      CARRIER_REFRESH_MS: "500",
+    });
+    processes.push(service);
+    await service.waitReady(port);
+    return { service, port };
+  }
+
+  beforeAll(async () => {
+    world = await createTestWorld();
+    // Receipts not acknowledged (the stopped process handed them back) are sent again after 200 ms.
+    simulator = await createCarrierSimulator({
+      settings: { receiptDelayMs: 0, receiptRetryMs: 200 },
+      windowSize: 20,
+      logger: createLogger("sim", "error"),
+    });
+    db = createDatabase(world.databaseUrl, { poolSize: 6 });
+    await db.prisma.carrier.create({
+      data: {
+        id: "sim",
+        name: "sim",
+        host: "127.0.0.1",
+        port: simulator.smppPort,
+        systemId: "platform",
+        password: "secret",
+        windowSize: 100,
+        transmitterBinds: 2,
+        receiverBinds: 2,
+        submitsPerSecond: 100000,
+      },
+    });
+    await db.prisma.route.create({ data: { id: "rte_all", prefix: "+", carrierId: "sim" } });
+    const accountId = newId("acc");
+    await db.prisma.account.create({
+      data: {
+        id: accountId,
+        name: "sigterm",
+        balance: 1_000_000n,
+        messagesPerSecond: 100000,
+        senderIds: { create: [{ id: newId("snd"), value: "ACME" }] },
+      },
+    });
+    const logger = createLogger("sigterm-test", "error");
+    dispatcher = await startDispatcher(
+      loadDispatcherConfig({ ...world.env, PORT: "0", CARRIER_REFRESH_MS: "500" }),
+      logger,
+    );
+    connection = createRedis(world.redisUrl, "queue");
+    acceptance = createAcceptance({
+      pool: db.pool,
+      producer: createDispatchProducer({ connection, prefix: world.redisPrefix }),
+      logger,
+      options: { maxSegments: 10, creditsPerSegment: 1 },
+    });
+    const items = Array.from({ length: TOTAL }, (_, i) => ({
+      to: `+1415557${String(1000 + i).padStart(4, "0")}`,
+      message: `receipt ${i}`,
+    }));
+    const result = await acceptance.acceptor.acceptBulk(
+      { id: accountId, senderIds: new Set(["ACME"]) },
+      { senderId: "ACME", items, maxItems: TOTAL },
+    );
+    expect(result.accepted).toHaveLength(TOTAL);
+    await acceptance.outbox.settle();
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const service of processes) service.kill();
+    await dispatcher?.stop();
+    await acceptance?.close();
+    connection?.disconnect();
+    await simulator?.close();
+    await db?.close();
+    await world?.destroy();
+  });
+
+  it("exits 0 within 10 s, unready first; a fresh process applies every receipt; none applied twice", async () => {
+    const delivered = () => count("SELECT count(*) AS n FROM messages WHERE status = 'delivered'");
+    const first = await launch();
+    await waitFor(async () => (await delivered()) >= 200, {
+      timeoutMs: 40_000,
+      what: "200 receipts applied",
+    });
+    const stopped = await terminate(first.service, first.port);
+    expect({ code: stopped.code, signal: stopped.signal, stderr: first.service.stderr() }).toEqual({
+      code: 0,
+      signal: null,
+      stderr: "",
+    });
+    expect(stopped.elapsedMs).toBeLessThan(10_000);
+    expect({ wentUnready: stopped.wentUnready, readiness: stopped.readiness }).toMatchObject({
+      wentUnready: true,
+    });
+    const atStop = await delivered();
+    expect(atStop).toBeLessThan(TOTAL);
+
+    await launch();
+    await waitFor(async () => (await delivered()) === TOTAL, {
+      timeoutMs: 45_000,
+      intervalMs: 250,
+      what: "every message delivered",
+    });
+    expect(
+      await count(
+        `SELECT count(*) AS n FROM (SELECT message_id FROM message_events WHERE status = 'delivered'
+           GROUP BY message_id HAVING count(*) > 1) twice`,
+      ),
+    ).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM message_events WHERE status = 'delivered'")).toBe(TOTAL);
+    console.log(`dlr-ingest: SIGTERM at ${atStop}/${TOTAL} delivered, exited in ${stopped.elapsedMs} ms`);
+  }, 120_000);
+});
