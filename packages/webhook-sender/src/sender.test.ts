@@ -138,6 +138,7 @@ describe("webhook sender SSRF guard (loopback not allowed)", () => {
   const targets = () => [
     `http://127.0.0.1:${port()}/`,
     `http://localhost:${port()}/`, // a host name that resolves to 127.0.0.1: refused at connect time
+    `https://localhost:${port()}/`, // the same through the https agent, before any TLS
     `http://[::1]:${port()}/`,
     `http://[::ffff:127.0.0.1]:${port()}/`,
     `http://[::ffff:7f00:1]:${port()}/`,
@@ -157,7 +158,7 @@ describe("webhook sender SSRF guard (loopback not allowed)", () => {
     "http://[ff02::1]/",
   ];
 
-  it.each([...Array(19).keys()])("refuses blocked target #%i without connecting", async (index) => {
+  it.each([...Array(20).keys()])("refuses blocked target #%i without connecting", async (index) => {
     const url = targets()[index]!;
     const result = await sender.send({ url, secrets: [generateSecret()], id: "evt_b", body });
     expect(result.outcome).toBe("failure");
