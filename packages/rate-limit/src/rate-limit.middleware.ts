@@ -27,6 +27,8 @@ export interface RateLimitMiddlewareOptions {
    * @defaultValue every counted message is kept
    */
   messagesUsed?: (res: Response) => number;
+  /** Told of every refusal, where the 429 is decided (the rate-limit rejection metric). */
+  onRejected?: (reason: "RATE_LIMITED" | "QUOTA_EXCEEDED") => void;
 }
 
 /**
@@ -40,6 +42,7 @@ export function rateLimitMiddleware({
   limiter,
   limitsFor,
   messagesUsed,
+  onRejected,
 }: RateLimitMiddlewareOptions): RequestHandler {
   return async (req, res, next) => {
     let decision;
@@ -68,6 +71,7 @@ export function rateLimitMiddleware({
     res.set(rateLimitHeaders(decision));
     if (decision.allowed) return next();
     const { limit, retryAfterSeconds } = decision;
+    onRejected?.(decision.reason === "QUOTA_EXCEEDED" ? "QUOTA_EXCEEDED" : "RATE_LIMITED");
     if (decision.reason === "QUOTA_EXCEEDED") {
       return next(
         new ApiError(

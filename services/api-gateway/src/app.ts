@@ -12,6 +12,7 @@ import { healthRoutes, type ReadinessCheck } from "@sms/health";
 import { authenticate, authOf } from "./http/auth";
 import { idempotency } from "./http/idempotency";
 import { jsonBody, raiseBodyError } from "./http/json-body";
+import { GatewayMetrics } from "./metrics";
 import { buildOpenApiDocument } from "./openapi";
 import { accountRoutes } from "./routes/account.route";
 import { docsRoutes } from "./routes/docs.route";
@@ -35,10 +36,12 @@ export interface GatewayDeps {
   otp: OtpService;
   readiness: Record<string, ReadinessCheck>;
   isShuttingDown: () => boolean;
+  /** @defaultValue a registry of its own */
+  metrics?: GatewayMetrics;
 }
 
 /**
- * The gateway's Express app. Order matters: request id → health/docs (open) →
+ * The gateway's Express app. Order matters: latency metric (sees every answer) → request id → health/metrics/docs (open) →
  * authentication → body → rate limit (one Redis call: requests and the day's
  * message quota) → idempotency → routes → errors.
  */
@@ -48,8 +51,10 @@ export function buildApp(deps: GatewayDeps): express.Express {
   app.set("etag", false);
   app.set("trust proxy", deps.config.TRUST_PROXY_HOPS);
   app.set("query parser", "simple");
+  const metrics = deps.metrics ?? new GatewayMetrics();
+  app.use(metrics.http.middleware());
   app.use(assignRequestId);
-  app.use(healthRoutes(deps.readiness, deps.isShuttingDown));
+  app.use(healthRoutes(deps.readiness, deps.isShuttingDown, metrics));
   app.use(docsRoutes(buildOpenApiDocument(), deps.config.DOCS_ENABLED));
   app.use(authenticate(deps.directory));
   app.use(jsonBody(deps.config.BODY_LIMIT_BYTES));
@@ -66,6 +71,7 @@ export function buildApp(deps: GatewayDeps): express.Express {
         };
       },
       messagesUsed: (res) => (res.locals.idempotentReplay ? 0 : Number(res.locals.messagesAccepted ?? 0)),
+      onRejected: (reason) => metrics.rateLimits.reject("http", reason),
     }),
   );
   app.use(raiseBodyError);

@@ -1,0 +1,21 @@
+import { HttpMetrics, MetricsRegistry, RateLimitMetrics } from "@sms/metrics";
+
+/** What the gateway reports on /metrics: request latency by route and status, rate-limit refusals, the process. */
+export class GatewayMetrics {
+  readonly registry: MetricsRegistry;
+  readonly contentType: string;
+  readonly http: HttpMetrics;
+  readonly rateLimits: RateLimitMetrics;
+
+  constructor(registry = new MetricsRegistry()) {
+    this.registry = registry;
+    this.contentType = registry.contentType;
+    this.http = new HttpMetrics(registry);
+    this.rateLimits = new RateLimitMetrics(registry);
+  }
+
+  /** The /metrics text. */
+  render(): Promise<string> {
+    return this.registry.render();
+  }
+}
