@@ -1,0 +1,38 @@
+import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
+import { encryptionKeySetting } from "@sms/secret-box";
+
+const DashboardSettings = z.object({
+  ...commonSettings,
+  /** Port of the dashboard (pages, /healthz, /readyz). */
+  PORT: envInt(3100, 0, 65535),
+  /** Address it listens on. */
+  HOST: z.string().default("0.0.0.0"),
+  /** The services' key sealing webhook secrets (reveal, rotate, test events). */
+  SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
+  /** Cookies get Secure (and the __Host- name) unless this is false; only plain-http local use turns it off. */
+  DASHBOARD_SECURE_COOKIES: envBoolean(true),
+  /** A session ends this long after sign-in, whatever happens. */
+  DASHBOARD_SESSION_HOURS: envInt(12, 1, 24 * 30),
+  /** … and after this long without a request. */
+  DASHBOARD_SESSION_IDLE_MINUTES: envInt(60, 1, 24 * 60),
+  /** Wrong passwords per e-mail address within the window before sign-in is refused. */
+  DASHBOARD_LOCKOUT_ATTEMPTS: envInt(5, 1, 100),
+  /** The lockout window: failures older than this no longer count. */
+  DASHBOARD_LOCKOUT_WINDOW_MINUTES: envInt(15, 1, 24 * 60),
+  /** Largest form body, in bytes. */
+  DASHBOARD_BODY_LIMIT_BYTES: envInt(16_384, 1024, 1_048_576),
+  /** Proxies whose X-Forwarded-For is trusted (for the address recorded with sign-in attempts). */
+  TRUST_PROXY_HOPS: envInt(0, 0, 10),
+  /** As webhook-delivery: loopback and http:// webhook URLs only for local use and tests. */
+  WEBHOOK_ALLOW_LOOPBACK: envBoolean(false),
+  WEBHOOK_ALLOW_HTTP: envBoolean(false),
+  /** Bound on a graceful stop: in-flight requests get this long. */
+  SHUTDOWN_TIMEOUT_MS: envInt(8_000, 100, 120_000),
+});
+
+export type DashboardConfig = z.infer<typeof DashboardSettings>;
+
+/** Reads the dashboard's settings; throws a ConfigError naming a bad one. */
+export function loadDashboardConfig(env: NodeJS.ProcessEnv = process.env): DashboardConfig {
+  return loadConfig(DashboardSettings, env);
+}

@@ -1,0 +1,127 @@
+import type { Prisma, PrismaClient } from "@sms/db";
+import { isId } from "@sms/ids";
+import { decodeCursor, toPage, type Page } from "../pagination";
+import type { MessageFilters } from "./message-filters";
+
+const listed = {
+  id: true,
+  to: true,
+  senderId: true,
+  status: true,
+  source: true,
+  segmentCount: true,
+  batchId: true,
+  errorCode: true,
+  createdAt: true,
+} as const;
+export type MessageRow = Prisma.MessageGetPayload<{ select: typeof listed }>;
+
+/** One account's messages, newest first, filtered, one keyset page. */
+export async function searchMessages(
+  prisma: PrismaClient,
+  accountId: string,
+  filters: MessageFilters,
+  page: { cursor: unknown; size: number },
+): Promise<Page<MessageRow>> {
+  const where: Prisma.MessageWhereInput = { accountId };
+  if (filters.to) where.to = filters.to;
+  if (filters.status) where.status = filters.status;
+  if (filters.batchId) where.batchId = filters.batchId;
+  if (filters.from || filters.until)
+    where.createdAt = {
+      ...(filters.from && { gte: filters.from }),
+      ...(filters.until && { lt: filters.until }),
+    };
+  const cursor = decodeCursor(page.cursor, (id) => isId("msg", id));
+  if (cursor)
+    where.AND = [{ OR: [{ createdAt: { lt: cursor.at } }, { createdAt: cursor.at, id: { lt: cursor.id } }] }];
+  const rows = await prisma.message.findMany({
+    where,
+    select: listed,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: page.size + 1,
+  });
+  return toPage(rows, page.size, (row) => ({ at: row.createdAt, id: row.id }));
+}
+
+/** Webhook attempts shown per delivery on a message's page; the webhook page has the rest. */
+const ATTEMPTS_PER_DELIVERY = 10;
+
+/**
+ * A message of the account with its segments, status history and webhook deliveries (with
+ * their latest attempts), or null for an unknown id or another account's (the same answer).
+ */
+export async function findMessage(prisma: PrismaClient, accountId: string, messageId: string) {
+  if (!isId("msg", messageId)) return null;
+  const message = await prisma.message.findFirst({
+    where: { id: messageId, accountId },
+    include: {
+      segments: { orderBy: { seq: "asc" } },
+      events: { orderBy: { sequence: "asc" } },
+      otp: { select: { id: true, status: true, expiresAt: true } },
+    },
+  });
+  if (!message) return null;
+  // A delivery's id is its outbox event's id; outbox_events is indexed by message, deliveries are not.
+  const events = await prisma.outboxEvent.findMany({
+    where: { messageId, accountId },
+    select: { id: true },
+    orderBy: { sequence: "asc" },
+    take: 50,
+  });
+  const deliveries = await prisma.webhookDelivery.findMany({
+    where: { eventId: { in: events.map((e) => e.id) }, accountId },
+    orderBy: { createdAt: "asc" },
+  });
+  const attempts = await prisma.webhookAttempt.findMany({
+    where: { eventId: { in: deliveries.map((d) => d.eventId) }, accountId },
+    orderBy: [{ eventId: "asc" }, { attempt: "desc" }],
+  });
+  return {
+    message,
+    deliveries: deliveries.map((delivery) => ({
+      delivery,
+      attempts: attempts.filter((a) => a.eventId === delivery.eventId).slice(0, ATTEMPTS_PER_DELIVERY),
+    })),
+  };
+}
+export type MessageDetail = NonNullable<Awaited<ReturnType<typeof findMessage>>>;
+
+/** An OTP's status as the customer sees it: a pending OTP past its expiry is expired (as @sms/otp says). */
+export function otpStatus(otp: { status: string; expiresAt: Date }, now = new Date()): string {
+  return otp.status === "pending" && otp.expiresAt <= now ? "expired" : otp.status;
+}
+
+const otpListed = {
+  id: true,
+  phone: true,
+  status: true,
+  attempts: true,
+  maxAttempts: true,
+  messageId: true,
+  expiresAt: true,
+  verifiedAt: true,
+  createdAt: true,
+} as const;
+export type OtpRow = Prisma.OtpGetPayload<{ select: typeof otpListed }>;
+
+/** One account's OTPs, newest first: statuses only; the code exists nowhere in clear. */
+export async function listOtps(
+  prisma: PrismaClient,
+  accountId: string,
+  page: { cursor: unknown; size: number },
+): Promise<Page<OtpRow>> {
+  const cursor = decodeCursor(page.cursor, (id) => isId("otp", id));
+  const rows = await prisma.otp.findMany({
+    where: {
+      accountId,
+      ...(cursor && {
+        OR: [{ createdAt: { lt: cursor.at } }, { createdAt: cursor.at, id: { lt: cursor.id } }],
+      }),
+    },
+    select: otpListed,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: page.size + 1,
+  });
+  return toPage(rows, page.size, (row) => ({ at: row.createdAt, id: row.id }));
+}

@@ -1,0 +1,37 @@
+import { resetSmppPassword } from "@sms/auth";
+import type { PrismaClient } from "@sms/db";
+import type { Redis } from "@sms/redis";
+
+/**
+ * The smpp-server's bind leases of an account (services/smpp-server/src/bind-leases.ts):
+ * a sorted set of lease ids scored by expiry in Redis milliseconds, renewed by the replica
+ * holding the bind. A test checks this key against the real BindLeases.
+ */
+export function bindLeaseKey(prefix: string, accountId: string): string {
+  return `${prefix}:smpp:binds:{${accountId}}`;
+}
+
+/** Open binds of the account across every smpp-server replica: leases not yet expired. */
+export async function countOpenBinds(redis: Redis, prefix: string, accountId: string): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  return redis.zcount(bindLeaseKey(prefix, accountId), `(${nowMs}`, "+inf");
+}
+
+export async function loadSmppSettings(prisma: PrismaClient, accountId: string) {
+  const [credential, senders] = await Promise.all([
+    prisma.smppCredential.findUnique({
+      where: { accountId },
+      select: { systemId: true, maxBinds: true, failedAttempts: true, lockedUntil: true, createdAt: true },
+    }),
+    // Sender ids are few per account (each is registered by an operator): no paging needed
+    // beyond the cap, which a page says when reached.
+    prisma.senderId.findMany({ where: { accountId }, orderBy: { value: "asc" }, take: 500 }),
+  ]);
+  return { credential, senders };
+}
+
+/** A new SMPP password for the account's own credential, through the code the CLI's `smpp reset` uses. */
+export function resetAccountSmppPassword(prisma: PrismaClient, accountId: string) {
+  return resetSmppPassword(prisma, { accountId });
+}

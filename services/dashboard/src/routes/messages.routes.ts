@@ -1,0 +1,43 @@
+import { Router } from "express";
+import { parseMessageFilters } from "../data/message-filters";
+import { findMessage, listOtps, searchMessages } from "../data/messages";
+import type { DashboardDeps } from "../deps";
+import { NotFoundError, sendPage, sessionOf } from "../http";
+import { pageSize } from "../pagination";
+import { messagePage, messagesPage, otpsPage } from "../views/messages.view";
+
+export function messageRoutes(deps: DashboardDeps): Router {
+  const { prisma } = deps.db;
+  const router = Router();
+
+  router.get("/messages", async (req, res) => {
+    const session = sessionOf(res);
+    const parsed = parseMessageFilters(req.query);
+    const hasErrors = Object.keys(parsed.errors).length > 0;
+    const page = hasErrors
+      ? { rows: [], next: null }
+      : await searchMessages(prisma, session.accountId, parsed.filters, {
+          cursor: req.query.cursor,
+          size: pageSize(req.query.limit),
+        });
+    sendPage(res, hasErrors ? 400 : 200, messagesPage(session, parsed, page, !req.query.cursor));
+  });
+
+  router.get("/messages/:id", async (req, res) => {
+    const session = sessionOf(res);
+    const detail = await findMessage(prisma, session.accountId, req.params.id);
+    if (!detail) throw new NotFoundError();
+    sendPage(res, 200, messagePage(session, detail));
+  });
+
+  router.get("/otps", async (req, res) => {
+    const session = sessionOf(res);
+    const page = await listOtps(prisma, session.accountId, {
+      cursor: req.query.cursor,
+      size: pageSize(req.query.limit),
+    });
+    sendPage(res, 200, otpsPage(session, page, !req.query.cursor));
+  });
+
+  return router;
+}

@@ -1,0 +1,107 @@
+import { decoyPasswordHash, hashSecretToken, hashPassword, normalizeEmail, verifyPassword } from "@sms/auth";
+import type { PrismaClient } from "@sms/db";
+import { lockedUntil, type LockoutPolicy } from "./lockout";
+
+export type SignInResult =
+  | { outcome: "signed-in"; user: { id: string; accountId: string } }
+  | { outcome: "wrong-credentials" }
+  | { outcome: "locked"; until: Date };
+
+/** Attempts older than this are deleted as new ones arrive: the lockout never looks further back. */
+const HISTORY_KEEP_MS = 24 * 3600 * 1000;
+
+/**
+ * Checks an e-mail and password under the lockout. One transaction per address, serialized
+ * by an advisory lock, so parallel guesses cannot slip past the limit. An unknown address,
+ * a user who has not chosen a password yet and a wrong password look the same from outside
+ * (the same answer, a decoy hash so the same time) and all count towards the lockout.
+ */
+export async function signIn(
+  prisma: PrismaClient,
+  input: { email: string; password: string; ip: string | undefined },
+  policy: LockoutPolicy,
+  now = new Date(),
+): Promise<SignInResult> {
+  const email = normalizeEmail(input.email).slice(0, 254);
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(${`dashboard-sign-in:${email}`}))) AS locked`;
+      const history = await tx.dashboardLoginAttempt.findMany({
+        where: { email, at: { gt: new Date(now.getTime() - policy.windowMs) } },
+        orderBy: { at: "desc" },
+        take: policy.attempts + 1,
+        select: { succeeded: true, at: true },
+      });
+      const until = lockedUntil(history, now, policy);
+      // A locked address is refused before the password is looked at; the refusal is not
+      // recorded, so the lock ends when the window says, not later.
+      if (until) return { outcome: "locked", until };
+      const user = await tx.dashboardUser.findUnique({ where: { email } });
+      const stored = user?.passwordHash ?? (await decoyPasswordHash());
+      const matches = (await verifyPassword(input.password, stored)) && Boolean(user?.passwordHash);
+      await tx.dashboardLoginAttempt.deleteMany({
+        where: { email, at: { lt: new Date(now.getTime() - HISTORY_KEEP_MS) } },
+      });
+      await tx.dashboardLoginAttempt.create({
+        data: { email, succeeded: matches, ip: input.ip ?? null, at: now },
+      });
+      if (!matches || !user) return { outcome: "wrong-credentials" };
+      await tx.dashboardUser.update({ where: { id: user.id }, data: { lastSignInAt: now } });
+      return { outcome: "signed-in", user: { id: user.id, accountId: user.accountId } };
+    },
+    // scrypt takes tens of milliseconds, more on a busy machine.
+    { timeout: 20_000, maxWait: 10_000 },
+  );
+}
+
+/** Shortest password we accept; the longest keeps scrypt's input reasonable. */
+export const PASSWORD_MIN = 12;
+export const PASSWORD_MAX = 200;
+
+/** Why a chosen password is refused, or undefined. */
+export function findPasswordProblem(password: string, email: string): string | undefined {
+  if (password.length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters.`;
+  if (password.length > PASSWORD_MAX) return `Use at most ${PASSWORD_MAX} characters.`;
+  if (password.trim().toLowerCase() === email.trim().toLowerCase()) return "Do not use your e-mail address.";
+  if (new Set(password).size < 4) return "Use more different characters.";
+  return undefined;
+}
+
+/** The invite of a token, if it is still valid: the e-mail address it is for. */
+export async function findInvite(
+  prisma: PrismaClient,
+  token: string,
+  now = new Date(),
+): Promise<{ email: string } | null> {
+  if (token.length > 100) return null;
+  const user = await prisma.dashboardUser.findUnique({
+    where: { inviteTokenHash: hashSecretToken(token) },
+    select: { email: true, inviteExpiresAt: true },
+  });
+  return user && user.inviteExpiresAt && user.inviteExpiresAt > now ? { email: user.email } : null;
+}
+
+/**
+ * Sets the password of the invite's user and uses the invite up (a link works once);
+ * the user's other sessions end, as after any password change. Null when the invite is
+ * unknown, used or expired.
+ */
+export async function acceptInvite(
+  prisma: PrismaClient,
+  token: string,
+  password: string,
+  now = new Date(),
+): Promise<{ id: string; accountId: string } | null> {
+  const passwordHash = await hashPassword(password);
+  return prisma.$transaction(async (tx) => {
+    const user = await tx.dashboardUser.findUnique({ where: { inviteTokenHash: hashSecretToken(token) } });
+    if (!user?.inviteExpiresAt || user.inviteExpiresAt <= now) return null;
+    const { count } = await tx.dashboardUser.updateMany({
+      where: { id: user.id, inviteTokenHash: user.inviteTokenHash },
+      data: { passwordHash, inviteTokenHash: null, inviteExpiresAt: null },
+    });
+    if (count !== 1) return null;
+    await tx.dashboardSession.deleteMany({ where: { userId: user.id } });
+    return { id: user.id, accountId: user.accountId };
+  });
+}

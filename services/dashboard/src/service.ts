@@ -1,0 +1,79 @@
+import type { Server } from "node:http";
+import { createDatabase } from "@sms/db";
+import type { Logger } from "@sms/logger";
+import { createWebhookDeliverProducer } from "@sms/queues";
+import { createRedis } from "@sms/redis";
+import { createSecretBox } from "@sms/secret-box";
+import { settlesWithin } from "@sms/service-runtime";
+import { WebhookEndpoints } from "@sms/webhook-endpoints";
+import { createWebhookSender } from "@sms/webhook-sender";
+import { buildApp } from "./app";
+import type { DashboardConfig } from "./config";
+import { SessionStore } from "./security/sessions";
+
+export interface RunningDashboard {
+  server: Server;
+  port: number;
+  /** Graceful stop: not ready, stop accepting, finish in-flight requests (bounded), close dependencies. */
+  stop(): Promise<void>;
+}
+
+/** Builds and starts the dashboard; used by main.ts and the tests. */
+export async function startDashboard(config: DashboardConfig, logger: Logger): Promise<RunningDashboard> {
+  const db = createDatabase(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: "dashboard",
+  });
+  const redis = createRedis(config.REDIS_URL, "command");
+  const queueConnection = createRedis(config.REDIS_URL, "queue");
+  const webhookProducer = createWebhookDeliverProducer({
+    connection: queueConnection,
+    prefix: config.REDIS_PREFIX,
+  });
+  const policy = { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowHttp: config.WEBHOOK_ALLOW_HTTP };
+  const sender = createWebhookSender({ timeoutMs: 15_000, ...policy });
+  let shuttingDown = false;
+  const app = buildApp({
+    config,
+    logger,
+    db,
+    redis,
+    sessions: new SessionStore(db.prisma, {
+      lifetimeMs: config.DASHBOARD_SESSION_HOURS * 3600_000,
+      idleMs: config.DASHBOARD_SESSION_IDLE_MINUTES * 60_000,
+    }),
+    endpoints: new WebhookEndpoints(db.prisma, createSecretBox(config.SECRET_ENCRYPTION_KEY), policy),
+    sender,
+    webhookProducer,
+    isShuttingDown: () => shuttingDown,
+  });
+  const server = app.listen(config.PORT, config.HOST);
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 20_000;
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  logger.info("dashboard listening", { port });
+
+  let stopped: Promise<void> | null = null;
+  const stop = async () => {
+    shuttingDown = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    if (!(await settlesWithin(closed, config.SHUTDOWN_TIMEOUT_MS))) {
+      logger.warn("requests still running at the shutdown bound; closing their connections");
+      server.closeAllConnections();
+      await closed;
+    }
+    sender.close();
+    await webhookProducer.close();
+    queueConnection.disconnect();
+    redis.disconnect();
+    await db.close();
+    logger.info("dashboard stopped");
+  };
+  return { server, port, stop: () => (stopped ??= stop()) };
+}
