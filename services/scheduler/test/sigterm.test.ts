@@ -1,0 +1,86 @@
+import { freePort, startServiceProcess, terminate, waitFor, type ServiceProcess } from "@sms/testing";
+import { createHarness, type Harness } from "./harness";
+
+const TOTAL = 6000;
+
+let h: Harness;
+const processes: ServiceProcess[] = [];
+
+beforeAll(async () => {
+  h = await createHarness();
+}, 60_000);
+afterAll(async () => {
+  for (const service of processes) service.kill();
+  await h?.close();
+});
+
+async function launch(): Promise<{ service: ServiceProcess; port: number }> {
+  const port = await freePort();
+  const service = startServiceProcess("scheduler", {
+    ...h.world.env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    // Small batches: the backlog drains over many transactions, so the SIGTERM lands mid-way.
+    SCHEDULER_BATCH_SIZE: "50",
+    SCHEDULER_INTERVAL_MS: "100",
+    OUTBOX_STALE_AFTER_MS: "500",
+  });
+  processes.push(service);
+  await service.waitReady(port);
+  return { service, port };
+}
+
+/**
+ * SIGTERM to a scheduler process while a backlog of due messages is being promoted: it ends
+ * the batch in progress, hands its ids to sms.dispatch, and exits 0 within 10 s; a fresh
+ * process promotes the rest. "Run twice to completion" for the scheduler is a message promoted
+ * twice (two 'queued' events) or handed to sms.dispatch twice (two jobs run for it).
+ */
+describe("a scheduler sent SIGTERM under load", () => {
+  it("exits 0 within 10 s, unready first; a fresh process promotes every message; none promoted or dispatched twice", async () => {
+    const ids = await h.insertScheduled(new Date(Date.now() - 1000), TOTAL);
+    const queued = async () =>
+      Number(
+        (await h.db.pool.query<{ n: string }>("SELECT count(*) AS n FROM messages WHERE status = 'queued'"))
+          .rows[0]!.n,
+      );
+    const first = await launch();
+    await waitFor(async () => (await queued()) >= 500, { timeoutMs: 30_000, what: "500 promoted" });
+    const stopped = await terminate(first.service, first.port);
+    expect({ code: stopped.code, signal: stopped.signal, stderr: first.service.stderr() }).toEqual({
+      code: 0,
+      signal: null,
+      stderr: "",
+    });
+    expect(stopped.elapsedMs).toBeLessThan(10_000);
+    expect({ wentUnready: stopped.wentUnready, readiness: stopped.readiness }).toMatchObject({
+      wentUnready: true,
+    });
+    const atStop = await queued();
+    expect(atStop).toBeLessThan(TOTAL);
+
+    await launch();
+    await waitFor(() => new Set(h.jobs.map((job) => job.messageId)).size === TOTAL, {
+      timeoutMs: 45_000,
+      intervalMs: 250,
+      what: "a dispatch job for every message",
+    });
+    expect(await queued()).toBe(TOTAL);
+    const { rows } = await h.db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM message_events WHERE status = 'queued' AND message_id = ANY($1)`,
+      [ids],
+    );
+    expect(Number(rows[0]!.n)).toBe(TOTAL);
+    // Nothing left that could be handed off again (an outbox row the stopped process left is
+    // relayed after OUTBOX_STALE_AFTER_MS), and every job that was handed off has run.
+    await waitFor(
+      async () =>
+        Number(
+          (await h.db.pool.query<{ n: string }>("SELECT count(*) AS n FROM dispatch_outbox")).rows[0]!.n,
+        ) === 0 && (await h.isQueueIdle()),
+      { what: "dispatch_outbox empty and sms.dispatch idle" },
+    );
+    expect(h.jobs).toHaveLength(TOTAL);
+    console.log(`scheduler: SIGTERM at ${atStop}/${TOTAL} promoted, exited in ${stopped.elapsedMs} ms`);
+  }, 120_000);
+});
