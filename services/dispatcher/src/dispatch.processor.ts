@@ -9,10 +9,10 @@ import type { CarrierPool, CarrierRow } from "./carrier-pool";
 import type { Batcher } from "@sms/db";
 import {
   failMessage,
-  loadMessage,
   markNotSent,
   markSent,
   type DispatchMessage,
+  type LoadedMessage,
   type SubmitRecord,
   type SubmittingMark,
 } from "./segments.sql";
@@ -30,8 +30,10 @@ export interface DispatchContext {
   retryLimit: number;
   /** First back-off after a throttled answer, doubled each time. */
   backoffMs: number;
-  /** Group-committed writes (see Batcher). */
-  marks: Batcher<SubmittingMark>;
+  /** Batched reads of the messages concurrent jobs dispatch (one statement per batch). */
+  loads: Batcher<string, LoadedMessage | undefined>;
+  /** Group-committed writes (see Batcher); a mark answers false when the message is no longer queued. */
+  marks: Batcher<SubmittingMark, boolean>;
   records: Batcher<SubmitRecord>;
 }
 
@@ -45,7 +47,8 @@ type SegmentOutcome =
   | { kind: "carrier-down" }
   | { kind: "route-refused"; errorCode: string }
   | { kind: "permanent"; errorCode: string; errorMessage: string }
-  | { kind: "retry"; reason: string };
+  | { kind: "retry"; reason: string }
+  | { kind: "no-longer-queued" };
 
 /**
  * Sends one queued message: every segment not yet with a carrier is submitted, on
@@ -57,7 +60,7 @@ export async function dispatchMessage(
   ctx: DispatchContext,
   messageId: string,
 ): Promise<"sent" | "failed" | "skipped"> {
-  const message = await loadMessage(ctx.pool, messageId);
+  const message = await ctx.loads.add(messageId);
   if (!message || message.status !== "queued") return "skipped";
   // An OTP message stores a redacted body; the text to send is sealed beside it.
   const text = message.otpId
@@ -106,7 +109,7 @@ async function submitOnFirstCarrier(
   parts: SmsPart[],
   seqs: number[],
   partlyAccepted: boolean,
-): Promise<"done" | "failed"> {
+): Promise<"done" | "failed" | "skipped"> {
   let refusal: { errorCode: string } | undefined;
   for (const carrier of candidates) {
     let acceptedHere = partlyAccepted;
@@ -124,6 +127,8 @@ async function submitOnFirstCarrier(
         acceptedHere = true;
         continue;
       }
+      // Failed or canceled since we read it (e.g. the OTP sweep): nothing more goes out.
+      if (outcome.kind === "no-longer-queued") return "skipped";
       if (outcome.kind === "permanent") {
         await failMessage(ctx.pool, message.id, seq, outcome.errorCode, outcome.errorMessage);
         return "failed";
@@ -167,7 +172,10 @@ async function submitSegment(
     const client = ctx.carriers.clientFor(carrier.id);
     if (!client) return { kind: "carrier-down" };
     await waitForCapacity(ctx.limiter, `carrier:${carrier.id}`, carrier.submitsPerSecond);
-    await ctx.marks.add({ messageId: message.id, seq, carrierId: carrier.id });
+    // Refused once the message left queued: the mark and that check are one statement,
+    // under a share lock of the message row, so a sweep failing it cannot slip between.
+    if (!(await ctx.marks.add({ messageId: message.id, seq, carrierId: carrier.id })))
+      return { kind: "no-longer-queued" };
     let status: number;
     let carrierMessageId: string | undefined;
     try {

@@ -10,7 +10,8 @@ import { CarrierPool } from "./carrier-pool";
 import type { DispatcherConfig } from "./config";
 import { dispatchMessage, type DispatchContext } from "./dispatch.processor";
 import { DispatcherMetrics } from "./metrics";
-import { markSubmitting, recordSubmitted } from "./segments.sql";
+import { INSTANCE_NAME } from "./instance";
+import { loadMessages, markSubmitting, recordSubmitted } from "./segments.sql";
 
 export interface RunningDispatcher {
   port: number;
@@ -47,7 +48,11 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     box: createSecretBox(config.SECRET_ENCRYPTION_KEY),
     retryLimit: config.SUBMIT_RETRY_LIMIT,
     backoffMs: config.THROTTLE_BACKOFF_MS,
-    marks: new Batcher((marks) => markSubmitting(database.pool, marks), { maxBatch: 500, maxConcurrent: 2 }),
+    loads: new Batcher((ids) => loadMessages(database.pool, ids), { maxBatch: 500, maxConcurrent: 2 }),
+    marks: new Batcher((marks) => markSubmitting(database.pool, marks, INSTANCE_NAME), {
+      maxBatch: 500,
+      maxConcurrent: 2,
+    }),
     records: new Batcher((records) => recordSubmitted(database.pool, records), {
       maxBatch: 500,
       maxConcurrent: 2,

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { inTransaction } from "@sms/db";
-import { applyTransition } from "@sms/message-state";
-import { carrierIdForms, matchPendingReceipts } from "@sms/receipts";
+import { applyTransition, applyTransitions } from "@sms/message-state";
+import { matchPendingReceiptsFor } from "@sms/receipts";
 
 export interface DispatchMessage {
   id: string;
@@ -23,34 +23,41 @@ export interface SegmentRow {
   carrierId: string | null;
 }
 
-/** The message, its account's messages/s and its segment rows so far (one read, no write). */
-export async function loadMessage(
-  pool: pg.Pool,
-  id: string,
-): Promise<(DispatchMessage & { segments: SegmentRow[] }) | undefined> {
+/** A message to dispatch with its segment rows so far. */
+export type LoadedMessage = DispatchMessage & { segments: SegmentRow[] };
+
+/**
+ * The messages, their account's messages/s and their segment rows so far: one read for
+ * a batch of concurrent jobs (no write). Answers in `ids` order; undefined for an unknown id.
+ */
+export async function loadMessages(pool: pg.Pool, ids: string[]): Promise<Array<LoadedMessage | undefined>> {
   const { rows } = await pool.query({
-    name: "dispatch-load-message",
+    name: "dispatch-load-messages",
     text: `SELECT m.id, m.account_id, m.to_number, m.sender_id, m.body, m.body_sealed, m.otp_id, m.status, m.segment_count, a.messages_per_second,
                   COALESCE((SELECT json_agg(json_build_object('seq', s.seq, 'status', s.status, 'carrierId', s.carrier_id) ORDER BY s.seq)
                             FROM message_segments s WHERE s.message_id = m.id), '[]') AS segments
-           FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,
-    values: [id],
+           FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = ANY($1::text[])`,
+    values: [ids],
   });
-  const row = rows[0];
-  if (!row) return undefined;
-  return {
-    segments: row.segments as SegmentRow[],
-    id: row.id,
-    accountId: row.account_id,
-    to: row.to_number,
-    senderId: row.sender_id,
-    body: row.body,
-    bodySealed: row.body_sealed,
-    otpId: row.otp_id,
-    status: row.status,
-    segmentCount: row.segment_count,
-    messagesPerSecond: row.messages_per_second,
-  };
+  const byId = new Map(
+    rows.map((row): [string, LoadedMessage] => [
+      row.id,
+      {
+        segments: row.segments as SegmentRow[],
+        id: row.id,
+        accountId: row.account_id,
+        to: row.to_number,
+        senderId: row.sender_id,
+        body: row.body,
+        bodySealed: row.body_sealed,
+        otpId: row.otp_id,
+        status: row.status,
+        segmentCount: row.segment_count,
+        messagesPerSecond: row.messages_per_second,
+      },
+    ]),
+  );
+  return ids.map((id) => byId.get(id));
 }
 
 export interface SubmittingMark {
@@ -61,17 +68,40 @@ export interface SubmittingMark {
 
 /**
  * Marks segments as on the wire, creating their rows on first dispatch: after a crash,
- * 'submitting' means "outcome unknown". Batched: one statement for many segments.
+ * 'submitting' means "outcome unknown". Batched: one statement for many segments. Only
+ * segments of messages still queued are marked (answered true, in order): the message
+ * rows are share-locked in the same statement, so a concurrent change of status (the
+ * OTP sweep failing an expired code's SMS takes the row FOR UPDATE) either commits first
+ * and the mark is refused, or waits until the segment reads 'submitting' and then leaves
+ * the message alone. `submittedBy` names this process on the segment row.
  */
-export async function markSubmitting(pool: pg.Pool, marks: SubmittingMark[]): Promise<void> {
-  await pool.query({
+export async function markSubmitting(
+  pool: pg.Pool,
+  marks: SubmittingMark[],
+  submittedBy: string,
+): Promise<boolean[]> {
+  const { rows } = await pool.query<{ message_id: string; seq: number }>({
     name: "dispatch-mark-submitting",
-    text: `INSERT INTO message_segments (message_id, seq, status, attempts, carrier_id)
-           SELECT message_id, seq, 'submitting', 1, carrier_id FROM unnest($1::text[], $2::int[], $3::text[]) AS t(message_id, seq, carrier_id)
-           ON CONFLICT (message_id, seq) DO UPDATE SET status = 'submitting', attempts = message_segments.attempts + 1, carrier_id = EXCLUDED.carrier_id
-           WHERE message_segments.status IN ('pending', 'submitting')`,
-    values: [marks.map((m) => m.messageId), marks.map((m) => m.seq), marks.map((m) => m.carrierId)],
+    text: `WITH t AS (
+             SELECT DISTINCT * FROM unnest($1::text[], $2::int[], $3::text[]) AS t(message_id, seq, carrier_id)
+           ), queued AS (
+             SELECT id FROM messages WHERE id IN (SELECT message_id FROM t) AND status = 'queued' ORDER BY id FOR SHARE
+           )
+           INSERT INTO message_segments (message_id, seq, status, attempts, carrier_id, submitted_by)
+           SELECT t.message_id, t.seq, 'submitting', 1, t.carrier_id, $4 FROM t JOIN queued ON queued.id = t.message_id
+           ON CONFLICT (message_id, seq) DO UPDATE SET status = 'submitting', attempts = message_segments.attempts + 1,
+             carrier_id = EXCLUDED.carrier_id, submitted_by = EXCLUDED.submitted_by
+           WHERE message_segments.status IN ('pending', 'submitting')
+           RETURNING message_id, seq`,
+    values: [
+      marks.map((m) => m.messageId),
+      marks.map((m) => m.seq),
+      marks.map((m) => m.carrierId),
+      submittedBy,
+    ],
   });
+  const marked = new Set(rows.map((row) => `${row.message_id}\u0000${row.seq}`));
+  return marks.map((m) => marked.has(`${m.messageId}\u0000${m.seq}`));
 }
 
 /** The submit never left us (no bound session): back to pending. */
@@ -94,9 +124,25 @@ export interface SubmitRecord {
 /**
  * Records carrier ids for many segments in one transaction, under the advisory lock
  * dlr-ingest takes per id (sorted: two lockers never deadlock), then applies receipts
- * that beat their submit response and moves completed messages to sent.
+ * that beat their submit response and moves completed messages to sent: one statement
+ * per step for the whole batch.
  */
 export async function recordSubmitted(pool: pg.Pool, records: SubmitRecord[]): Promise<void> {
+  // A deadlock (PostgreSQL aborts one side) is retried: failing the batch would leave its
+  // segments 'submitting', and their retried jobs would submit them a second time.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await recordSubmittedOnce(pool, records);
+    } catch (error) {
+      if ((error as { code?: string }).code === DEADLOCK && attempt < 3) continue;
+      throw error;
+    }
+  }
+}
+
+const DEADLOCK = "40P01";
+
+async function recordSubmittedOnce(pool: pg.Pool, records: SubmitRecord[]): Promise<void> {
   const keys = [...new Set(records.map((r) => `${r.carrierId}:${r.carrierMessageId}`))].sort();
   // One clock for submitted_at and sent_at: receipts' done times are clamped to submitted_at,
   // so delivered_at can never come out earlier than sent_at.
@@ -121,32 +167,13 @@ export async function recordSubmitted(pool: pg.Pool, records: SubmitRecord[]): P
         at,
       ],
     });
-    // Every form of each id (carriers print them in hex or decimal) in one look-up.
-    const forms = records.flatMap((r) =>
-      carrierIdForms(r.carrierMessageId).map((form) => ({ record: r, form })),
+    // Receipts that beat their submit response (rare): one look-up for every form of every id.
+    await matchPendingReceiptsFor(client, records);
+    const completed = [...new Set(records.filter((r) => r.completesMessage).map((r) => r.messageId))];
+    await applyTransitions(
+      client,
+      completed.map((messageId) => ({ messageId, to: "sent" as const, at })),
     );
-    const { rows } = await client.query<{ carrier_id: string; carrier_message_id: string }>({
-      name: "dispatch-any-unmatched",
-      text: `SELECT DISTINCT carrier_id, carrier_message_id FROM carrier_receipts
-             WHERE outcome = 'unmatched' AND (carrier_id, carrier_message_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-      values: [forms.map((f) => f.record.carrierId), forms.map((f) => f.form)],
-    });
-    // Rare: a receipt beat its submit response. matchPendingReceipts looks every form up again.
-    const pending = new Set(rows.map((row) => `${row.carrier_id}\u0000${row.carrier_message_id}`));
-    for (const record of records) {
-      if (
-        carrierIdForms(record.carrierMessageId).some((form) =>
-          pending.has(`${record.carrierId}\u0000${form}`),
-        )
-      )
-        await matchPendingReceipts(client, {
-          carrierId: record.carrierId,
-          carrierMessageId: record.carrierMessageId,
-        });
-    }
-    for (const record of records)
-      if (record.completesMessage)
-        await applyTransition(client, { messageId: record.messageId, to: "sent", at });
   });
 }
 
