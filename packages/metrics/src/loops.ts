@@ -69,7 +69,7 @@ export class OtpSweepMetrics {
 /** Carrier receipts taken in by dlr-ingest. */
 export class ReceiptIngestMetrics {
   readonly deliverSm: Counter<"kind" | "carrier_id">;
-  readonly receipts: Counter<"source" | "outcome">;
+  readonly receiptsStored: Counter<"source" | "outcome">;
   readonly receiptErrors: Counter<"source">;
   readonly sweepSettled: Counter<"outcome">;
 
@@ -81,7 +81,7 @@ export class ReceiptIngestMetrics {
       labelNames: ["kind", "carrier_id"],
       registers,
     });
-    this.receipts = new Counter({
+    this.receiptsStored = new Counter({
       name: "sms_dlr_receipts_total",
       help: "Receipts stored, by source (smpp, http) and outcome (applied, ignored, unmatched, …)",
       labelNames: ["source", "outcome"],

@@ -31,11 +31,7 @@ export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
     maxBatch: 200,
     maxConcurrent: 2,
   });
-  const count = (kind: string, carrierId: string) =>
-    metrics.increment("dlr_deliver_sm_total", "deliver_sm received, by what they were", {
-      kind,
-      carrier_id: carrierId,
-    });
+  const count = (kind: string, carrierId: string) => metrics.deliverSm.inc({ kind, carrier_id: carrierId });
   return async (carrierId, pdu) => {
     // Handed back, not dropped: the carrier redelivers to another replica or after the restart.
     if (deps.isStopping()) {
@@ -63,10 +59,7 @@ export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
         raw: rawOf(pdu, receipt),
         receivedBy: INSTANCE_NAME,
       });
-      metrics.increment("dlr_receipts_total", "Receipts stored, by source and outcome", {
-        source: "smpp",
-        outcome: result.outcome,
-      });
+      metrics.receiptsStored.inc({ source: "smpp", outcome: result.outcome });
       logger.debug("receipt stored", {
         carrier_id: carrierId,
         carrier_message_id: receipt.messageId,
@@ -76,11 +69,7 @@ export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
       });
       return CommandStatus.ESME_ROK;
     } catch (error) {
-      metrics.increment(
-        "dlr_receipt_errors_total",
-        "Receipts not stored (the carrier is asked to redeliver)",
-        { source: "smpp" },
-      );
+      metrics.receiptErrors.inc({ source: "smpp" });
       logger.error("receipt not stored; asking the carrier to redeliver", {
         carrier_id: carrierId,
         carrier_message_id: receipt.messageId,

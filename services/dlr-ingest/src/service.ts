@@ -40,20 +40,7 @@ export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): P
     onDeliverSm: (carrierId, pdu) => inFlight.track(() => handleDeliverSm(carrierId, pdu)),
   });
   const metrics = new Metrics(() =>
-    binds.summary().flatMap(({ carrierId, binds: total, bound }) => [
-      {
-        name: "dlr_receiver_binds",
-        help: "Receiver binds wanted per carrier",
-        labels: { carrier_id: carrierId },
-        value: total,
-      },
-      {
-        name: "dlr_receiver_binds_bound",
-        help: "Receiver binds bound now",
-        labels: { carrier_id: carrierId },
-        value: bound,
-      },
-    ]),
+    binds.summary().map(({ carrierId, binds: configured, bound }) => ({ carrierId, configured, bound })),
   );
   const handleDeliverSm = createDeliverSmHandler({ pool, logger, metrics, isStopping: () => stopping });
 
@@ -78,12 +65,7 @@ export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): P
       if (swept.applied + swept.ignored > 0)
         logger.info("unmatched receipts settled by the sweep", { ...swept });
       for (const outcome of ["applied", "ignored"] as const)
-        metrics.increment(
-          "dlr_sweep_settled_total",
-          "Unmatched receipts the sweep settled",
-          { outcome },
-          swept[outcome],
-        );
+        metrics.sweepSettled.inc({ outcome }, swept[outcome]);
     },
     config.SWEEP_INTERVAL_MS,
     logLoopError("unmatched receipt sweep"),

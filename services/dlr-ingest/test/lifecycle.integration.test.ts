@@ -1,5 +1,6 @@
 import { applyReceipt } from "@sms/receipts";
 import { insertCarrier, insertMessage, insertSegment } from "@sms/receipts/test/fixtures";
+import { sampleValue } from "@sms/metrics";
 import { waitFor } from "@sms/testing";
 import { createLogger } from "@sms/logger";
 import { loadDlrIngestConfig } from "../src/config";
@@ -46,7 +47,8 @@ describe("carrier refresh", () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: "ready", checks: { postgres: "ok" } });
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
-    expect(metrics).toContain(`dlr_receiver_binds_bound{carrier_id="${h.carrier.id}"} 1`);
+    const receiver = { carrier_id: h.carrier.id, bind_type: "receiver" };
+    expect(sampleValue(metrics, "sms_smpp_carrier_binds", { ...receiver, state: "bound" })).toBe(1);
   });
 });
 

@@ -22,11 +22,9 @@ export function buildApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.use(deps.metrics.http.middleware());
   app.use(assignRequestId);
-  app.use(healthRoutes(deps.readiness, deps.isShuttingDown));
-  app.get("/metrics", (_req, res) => {
-    res.type("text/plain; version=0.0.4").send(deps.metrics.render());
-  });
+  app.use(healthRoutes(deps.readiness, deps.isShuttingDown, deps.metrics));
   // Stopping: /readyz above says 503 while new receipts are refused (the carrier sends them
   // again, to a replica that is ready); the port stays open until the receipts in flight commit.
   app.use((_req, _res, next) => {

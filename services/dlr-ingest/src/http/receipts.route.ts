@@ -31,10 +31,7 @@ export function receiptRoutes(deps: { pool: pg.Pool; token: string; metrics: Met
       if (!(await carrierExists(deps.pool, carrierId)))
         throw new ApiError("NOT_FOUND", "No carrier has this id.");
       const result = await applyReceipt(deps.pool, { carrierId, ...receipt, receivedBy: INSTANCE_NAME });
-      deps.metrics.increment("dlr_receipts_total", "Receipts stored, by source and outcome", {
-        source: "http",
-        outcome: result.outcome,
-      });
+      deps.metrics.receiptsStored.inc({ source: "http", outcome: result.outcome });
       res
         .status(202)
         .json({ receipt_id: result.receiptId, outcome: result.outcome, request_id: res.locals.requestId });
