@@ -1,7 +1,7 @@
 import { ApiError, type ErrorCode, type FieldError } from "@sms/errors";
 import { newId } from "@sms/ids";
 import type { GroupCommitter } from "./group-committer";
-import type { OtpRow } from "./persist.sql";
+import type { OtpRow, SmppSubmitRow } from "./persist.sql";
 import {
   assertSenderAuthorized,
   prepareMessage,
@@ -40,15 +40,23 @@ export class MessageAcceptor {
     private readonly options: PrepareOptions,
   ) {}
 
-  /** Validates, charges and stores one message; it is queued or scheduled when this resolves. */
+  /**
+   * Validates, charges and stores one message; it is queued or scheduled when this resolves.
+   * With `smppSubmit` (a submit_sm), its submit record is written in the same statement.
+   */
   async acceptOne(
     account: AcceptingAccount,
     draft: MessageDraft,
     source: MessageSource = "api",
+    smppSubmit?: Omit<SmppSubmitRow, "messageId">,
   ): Promise<PreparedMessage> {
     assertSenderAuthorized(account, draft.senderId);
     const message = prepareMessage(account, draft, { source, batchId: null, now: new Date() }, this.options);
-    await this.committer.commit({ accountId: account.id, messages: [message] });
+    await this.committer.commit({
+      accountId: account.id,
+      messages: [message],
+      ...(smppSubmit ? { smppSubmit: { ...smppSubmit, messageId: message.id } } : {}),
+    });
     return message;
   }
 

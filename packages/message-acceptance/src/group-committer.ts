@@ -1,7 +1,14 @@
 import type pg from "pg";
 import { ApiError } from "@sms/errors";
 import type { PreparedMessage } from "./prepare";
-import { lockBalances, writeFlush, type BatchRow, type OtpRow } from "./persist.sql";
+import {
+  lockBalances,
+  writeDecided,
+  writeIfCovered,
+  type BatchRow,
+  type OtpRow,
+  type SmppSubmitRow,
+} from "./persist.sql";
 
 /** One acceptance: its messages are charged and stored all together or not at all. */
 export interface CommitItem {
@@ -9,6 +16,8 @@ export interface CommitItem {
   messages: PreparedMessage[];
   batch?: BatchRow;
   otp?: OtpRow;
+  /** Written with the message, in the same statement: no accepted submit_sm without its record. */
+  smppSubmit?: SmppSubmitRow;
 }
 
 export interface GroupCommitterOptions {
@@ -32,6 +41,12 @@ interface Pending {
  * acceptances that arrive while a transaction runs are charged together in the
  * next one: one row lock, one balance write and one multi-row insert per table.
  * Each item is still all-or-none and sees the balance left by those before it.
+ *
+ * A flush is first tried as ONE autocommit statement that charges each account only if
+ * its balance covers all of its items (the usual case): one round trip, and the balance
+ * row locked for that statement alone. The items of an account it could not cover, and
+ * OTPs (their superseding needs the lock taken by an earlier statement), are decided one
+ * by one in a transaction: lock the balances, decide, write, commit.
  */
 export class GroupCommitter {
   private readonly queue: Pending[] = [];
@@ -74,18 +89,34 @@ export class GroupCommitter {
   }
 
   private async flush(pending: Pending[]): Promise<void> {
+    const direct = pending.filter((entry) => !entry.item.otp);
+    let decided = pending.filter((entry) => entry.item.otp);
+    if (direct.length > 0) {
+      try {
+        const charged = await writeIfCovered(this.pool, rowsOf(direct));
+        this.settle(
+          direct.filter((entry) => charged.has(entry.item.accountId)),
+          new Map(),
+        );
+        decided = pending.filter((entry) => entry.item.otp || !charged.has(entry.item.accountId));
+      } catch (error) {
+        for (const entry of direct) entry.reject(error);
+      }
+    }
+    if (decided.length > 0) await this.decideEach(decided);
+  }
+
+  /** One transaction: lock the balances, charge each item that fits (in order), write, commit. */
+  private async decideEach(pending: Pending[]): Promise<void> {
     let client: pg.PoolClient | undefined;
     const outcomes = new Map<Pending, ApiError | null>();
-    const queuedIds: string[] = [];
     try {
       client = await this.pool.connect();
       await client.query("BEGIN");
       const balances = await lockBalances(client, [...new Set(pending.map((p) => p.item.accountId))]);
       const changed = new Map<string, bigint>();
-      const accepted: PreparedMessage[] = [];
+      const accepted: Pending[] = [];
       const balancesAfter: bigint[] = [];
-      const batches: BatchRow[] = [];
-      const otps: OtpRow[] = [];
       for (const entry of pending) {
         const { item } = entry;
         const balance = balances.get(item.accountId);
@@ -108,17 +139,13 @@ export class GroupCommitter {
         for (const message of item.messages) {
           running -= BigInt(message.credits);
           balancesAfter.push(running);
-          accepted.push(message);
-          if (message.status === "queued") queuedIds.push(message.id);
         }
         balances.set(item.accountId, running);
         changed.set(item.accountId, running);
-        if (item.batch) batches.push(item.batch);
-        if (item.otp) otps.push(item.otp);
+        accepted.push(entry);
         outcomes.set(entry, null);
       }
-      if (accepted.length)
-        await writeFlush(client, { messages: accepted, balancesAfter, batches, otps, balances: changed });
+      if (accepted.length) await writeDecided(client, rowsOf(accepted), balancesAfter, changed);
       await client.query("COMMIT");
     } catch (error) {
       await client?.query("ROLLBACK").catch(() => undefined);
@@ -127,11 +154,30 @@ export class GroupCommitter {
       return;
     }
     client.release();
-    for (const entry of pending) {
+    this.settle(pending, outcomes);
+  }
+
+  /** Answers committed entries (an outcome of null, or none) and refused ones; hands the queued ids off. */
+  private settle(entries: Pending[], outcomes: Map<Pending, ApiError | null>): void {
+    const queuedIds: string[] = [];
+    for (const entry of entries) {
       const outcome = outcomes.get(entry);
-      if (outcome) entry.reject(outcome);
-      else entry.resolve();
+      if (outcome) {
+        entry.reject(outcome);
+        continue;
+      }
+      for (const message of entry.item.messages) if (message.status === "queued") queuedIds.push(message.id);
+      entry.resolve();
     }
     if (queuedIds.length) this.options.onQueued?.(queuedIds);
   }
+}
+
+function rowsOf(entries: Pending[]) {
+  return {
+    messages: entries.flatMap((entry) => entry.item.messages),
+    batches: entries.flatMap((entry) => (entry.item.batch ? [entry.item.batch] : [])),
+    otps: entries.flatMap((entry) => (entry.item.otp ? [entry.item.otp] : [])),
+    smppSubmits: entries.flatMap((entry) => (entry.item.smppSubmit ? [entry.item.smppSubmit] : [])),
+  };
 }

@@ -9,7 +9,7 @@ import type { PrepareOptions } from "./prepare";
 export { MessageAcceptor, type BulkResult, type BulkItemError, type BulkItemResult } from "./acceptor";
 export { DispatchOutbox } from "./dispatch-outbox";
 export { GroupCommitter } from "./group-committer";
-export type { OtpRow } from "./persist.sql";
+export type { OtpRow, SmppSubmitRow } from "./persist.sql";
 export { normalizePhone } from "./phone";
 export { parseSchedule } from "./schedule";
 export {

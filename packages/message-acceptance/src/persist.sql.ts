@@ -39,32 +39,35 @@ export interface OtpRow {
   createdAt: Date;
 }
 
+/** The SMPP submit record of a message accepted from one submit_sm (what its receipts need). */
+export interface SmppSubmitRow {
+  /** The accepted message, whose id is also the id returned in submit_sm_resp. */
+  messageId: string;
+  registeredDelivery: number;
+  sourceAddr: string;
+  destinationAddr: string;
+}
+
 export interface FlushWrite {
   /** Accepted messages, in acceptance order. */
   messages: PreparedMessage[];
-  /** Balance after each message's charge, aligned with `messages`. */
-  balancesAfter: bigint[];
   batches: BatchRow[];
   /** In acceptance order; a later OTP for the same account and phone supersedes an earlier one. */
   otps: OtpRow[];
-  /** New balance per account. */
-  balances: Map<string, bigint>;
+  smppSubmits: SmppSubmitRow[];
 }
 
-// Every row of a flush is written by ONE statement: data-modifying CTEs over
-// unnest() arrays. The balance row stays locked from SELECT … FOR UPDATE to COMMIT,
-// so round trips inside that window are what limit an account's throughput.
-// Foreign keys between the CTEs hold: PostgreSQL checks them at the end of the statement.
-const WRITE_FLUSH = `
-WITH m AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                       $9::int[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::bigint[],
-                       $27::text[], $28::text[])
-    AS t(id, account_id, batch_id, source, to_number, sender_id, body, encoding, segment_count, credits, status,
-         scheduled_at, created_at, balance_after, otp_id, body_sealed)
-), batches_in AS (
+// Every row of a flush is written by ONE statement: data-modifying CTEs over unnest()
+// arrays. Foreign keys between the CTEs hold: PostgreSQL checks them at the end of the
+// statement. `charged` (the accounts whose balance the statement sets, with their new
+// balance) and `m` (the messages, with each one's balance after its charge) are
+// defined by the two heads below.
+const WRITE_ROWS = `
+batches_in AS (
   INSERT INTO batches (id, account_id, sender_id, total, accepted, rejected, created_at)
   SELECT * FROM unnest($15::text[], $16::text[], $17::text[], $18::int[], $19::int[], $20::int[], $21::timestamptz[])
+    AS b(id, account_id, sender_id, total, accepted, rejected, created_at)
+  WHERE b.account_id IN (SELECT id FROM charged)
 ), messages_in AS (
   INSERT INTO messages (id, account_id, batch_id, source, to_number, sender_id, body, encoding, segment_count,
                         credits_charged, status, status_sequence, scheduled_at, created_at, updated_at, otp_id, body_sealed)
@@ -75,8 +78,9 @@ WITH m AS (
                        $36::text[], $37::timestamptz[], $38::timestamptz[])
     AS t(id, account_id, phone, code_hmac, length, status, max_attempts, message_id, expires_at, created_at)
 ), otps_superseded AS (
-  -- The account row is locked (lockBalances), so an earlier flush's OTPs are committed and seen here;
-  -- this statement's own inserts are not (one snapshot), so a new OTP is never canceled by itself.
+  -- Only the two-statement flush writes OTPs: the account row was locked by an earlier statement of its
+  -- transaction, so an earlier flush's OTPs are committed and seen here; this statement's own inserts
+  -- are not (one snapshot), so a new OTP is never canceled by itself.
   UPDATE otps AS old SET status = 'canceled', updated_at = now()
   FROM (SELECT DISTINCT account_id, phone FROM o) AS n
   WHERE old.account_id = n.account_id AND old.phone = n.phone AND old.status = 'pending'
@@ -97,61 +101,154 @@ WITH m AS (
   FROM unnest($22::text[], $23::text[], $24::text[]) AS e(id, message_id, payload) JOIN m ON m.id = e.message_id
 ), dispatch_in AS (
   INSERT INTO dispatch_outbox (message_id, created_at) SELECT id, created_at FROM m WHERE status = 'queued'
+), submits_in AS (
+  INSERT INTO smpp_submits (id, account_id, message_id, registered_delivery, source_addr, destination_addr)
+  SELECT s.message_id, m.account_id, s.message_id, s.registered_delivery, s.source_addr, s.destination_addr
+  FROM unnest($39::text[], $40::smallint[], $41::text[], $42::text[])
+    AS s(message_id, registered_delivery, source_addr, destination_addr) JOIN m ON m.id = s.message_id
 )
-UPDATE accounts AS a SET balance = v.balance, updated_at = now()
-FROM unnest($25::text[], $26::bigint[]) AS v(id, balance) WHERE a.id = v.id`;
+SELECT id FROM charged`;
 
-/** Writes an accepted flush: batches, messages, history, charges, outbox rows and balances. */
-export async function writeFlush(client: pg.PoolClient, write: FlushWrite): Promise<void> {
+const MESSAGE_COLUMNS = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+    $8::text[], $9::int[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::bigint[], $27::text[],
+    $28::text[])
+  AS t(id, account_id, batch_id, source, to_number, sender_id, body, encoding, segment_count, credits, status,
+       scheduled_at, created_at, balance_after, otp_id, body_sealed)`;
+
+// Inside a transaction that locked the balances (lockBalances) and decided each item:
+// $14 is each message's balance after its charge, $25/$26 each account's new balance.
+const WRITE_DECIDED = `
+WITH charged AS (
+  UPDATE accounts AS a SET balance = v.balance, updated_at = now()
+  FROM unnest($25::text[], $26::bigint[]) AS v(id, balance) WHERE a.id = v.id
+  RETURNING a.id
+), m AS (
+  SELECT * FROM ${MESSAGE_COLUMNS}
+), ${WRITE_ROWS}`;
+
+// Alone, in autocommit: lock, check, charge and write in one round trip and one transaction,
+// so an account's row is locked only for this statement and its commit. $25/$26 are each
+// account's total charge; an account is charged only if its balance covers ALL of its
+// messages here ($14 is then each message's charge still to come in this statement, so
+// new balance + $14 is the balance after it). Accounts left out (short of credits, not
+// active) are in no row of the result and write nothing: their items are decided one by
+// one by the transaction path. FOR UPDATE re-reads the newest committed balance after
+// waiting for the lock; ORDER BY id locks rows in one order, so flushes never deadlock.
+const WRITE_IF_COVERED = `
+WITH need AS (
+  SELECT * FROM unnest($25::text[], $26::bigint[]) AS t(id, total)
+), locked AS MATERIALIZED (
+  SELECT id, balance FROM accounts WHERE id = ANY($25::text[]) AND status = 'active' ORDER BY id FOR UPDATE
+), charged AS (
+  UPDATE accounts AS a SET balance = l.balance - n.total, updated_at = now()
+  FROM locked AS l JOIN need AS n ON n.id = l.id
+  WHERE a.id = l.id AND l.balance >= n.total
+  RETURNING a.id, a.balance
+), m AS (
+  SELECT t.id, t.account_id, t.batch_id, t.source, t.to_number, t.sender_id, t.body, t.encoding, t.segment_count,
+         t.credits, t.status, t.scheduled_at, t.created_at, c.balance + t.balance_after AS balance_after, t.otp_id,
+         t.body_sealed
+  FROM ${MESSAGE_COLUMNS} JOIN charged AS c ON c.id = t.account_id
+), ${WRITE_ROWS}`;
+
+/**
+ * Writes a flush whose items were decided under lockBalances: batches, messages, history,
+ * charges, outbox rows, OTPs, SMPP submit records and balances.
+ * @param balancesAfter balance after each message's charge, aligned with `write.messages`
+ * @param balances new balance per account
+ */
+export async function writeDecided(
+  client: pg.PoolClient,
+  write: FlushWrite,
+  balancesAfter: bigint[],
+  balances: Map<string, bigint>,
+): Promise<void> {
+  // Named: parsed and planned once per connection instead of once per flush.
+  await client.query({
+    name: "acceptance-write-decided",
+    text: WRITE_DECIDED,
+    values: flushValues(write, balancesAfter, [...balances.keys()], [...balances.values()]),
+  });
+}
+
+/**
+ * Charges and writes, in one autocommit statement, the messages of each account whose balance
+ * covers them all (OTPs never come this way: see otps_superseded). Returns the accounts charged;
+ * nothing of the others was written.
+ */
+export async function writeIfCovered(pool: pg.Pool, write: Omit<FlushWrite, "otps">): Promise<Set<string>> {
+  const totals = new Map<string, bigint>();
+  const still = new Map<string, bigint>();
+  const toCome: bigint[] = new Array<bigint>(write.messages.length);
+  // Walked backwards: each message's charges still to come in its account's share of the statement.
+  for (let i = write.messages.length - 1; i >= 0; i--) {
+    const message = write.messages[i]!;
+    toCome[i] = still.get(message.accountId) ?? 0n;
+    still.set(message.accountId, toCome[i]! + BigInt(message.credits));
+  }
+  for (const [accountId, total] of still) totals.set(accountId, total);
+  const { rows } = await pool.query<{ id: string }>({
+    name: "acceptance-write-if-covered",
+    text: WRITE_IF_COVERED,
+    values: flushValues({ ...write, otps: [] }, toCome, [...totals.keys()], [...totals.values()]),
+  });
+  return new Set(rows.map((row) => row.id));
+}
+
+function flushValues(
+  write: FlushWrite,
+  perMessageBalance: bigint[],
+  accountIds: string[],
+  perAccountBalance: bigint[],
+): unknown[] {
   const { messages, batches } = write;
   const column = <T>(pick: (m: PreparedMessage) => T) => messages.map(pick);
   const queued = messages.filter((m) => m.status === "queued");
-  // Named: parsed and planned once per connection instead of once per flush.
-  await client.query({
-    name: "acceptance-write-flush",
-    text: WRITE_FLUSH,
-    values: [
-      column((m) => m.id),
-      column((m) => m.accountId),
-      column((m) => m.batchId),
-      column((m) => m.source),
-      column((m) => m.to),
-      column((m) => m.senderId),
-      column((m) => m.storedBody),
-      column((m) => m.encoding),
-      column((m) => m.segments),
-      column((m) => m.credits),
-      column((m) => m.status),
-      column((m) => m.scheduledAt),
-      column((m) => m.createdAt),
-      write.balancesAfter.map(String),
-      batches.map((b) => b.id),
-      batches.map((b) => b.accountId),
-      batches.map((b) => b.senderId),
-      batches.map((b) => b.total),
-      batches.map((b) => b.accepted),
-      batches.map((b) => b.rejected),
-      batches.map((b) => b.createdAt),
-      queued.map(() => newId("evt")),
-      queued.map((m) => m.id),
-      queued.map((m) =>
-        JSON.stringify({
-          to: m.to,
-          status: "queued",
-          previous_status: null,
-          sender_id: m.senderId,
-          segments: m.segments,
-          batch_id: m.batchId,
-          otp_id: m.otpId,
-        }),
-      ),
-      [...write.balances.keys()],
-      [...write.balances.values()].map(String),
-      column((m) => m.otpId),
-      column((m) => m.sealedBody),
-      ...otpColumns(write.otps),
-    ],
-  });
+  return [
+    column((m) => m.id),
+    column((m) => m.accountId),
+    column((m) => m.batchId),
+    column((m) => m.source),
+    column((m) => m.to),
+    column((m) => m.senderId),
+    column((m) => m.storedBody),
+    column((m) => m.encoding),
+    column((m) => m.segments),
+    column((m) => m.credits),
+    column((m) => m.status),
+    column((m) => m.scheduledAt),
+    column((m) => m.createdAt),
+    perMessageBalance.map(String),
+    batches.map((b) => b.id),
+    batches.map((b) => b.accountId),
+    batches.map((b) => b.senderId),
+    batches.map((b) => b.total),
+    batches.map((b) => b.accepted),
+    batches.map((b) => b.rejected),
+    batches.map((b) => b.createdAt),
+    queued.map(() => newId("evt")),
+    queued.map((m) => m.id),
+    queued.map((m) =>
+      JSON.stringify({
+        to: m.to,
+        status: "queued",
+        previous_status: null,
+        sender_id: m.senderId,
+        segments: m.segments,
+        batch_id: m.batchId,
+        otp_id: m.otpId,
+      }),
+    ),
+    accountIds,
+    perAccountBalance.map(String),
+    column((m) => m.otpId),
+    column((m) => m.sealedBody),
+    ...otpColumns(write.otps),
+    write.smppSubmits.map((s) => s.messageId),
+    write.smppSubmits.map((s) => s.registeredDelivery),
+    write.smppSubmits.map((s) => s.sourceAddr),
+    write.smppSubmits.map((s) => s.destinationAddr),
+  ];
 }
 
 function otpColumns(otps: OtpRow[]): unknown[] {

@@ -1,0 +1,163 @@
+import pg from "pg";
+import { newId } from "@sms/ids";
+import { createTestWorld, type TestWorld } from "@sms/testing";
+import { GroupCommitter } from "./group-committer";
+import { prepareMessage, type PreparedMessage } from "./prepare";
+
+const OPTIONS = { maxSegments: 10, creditsPerSegment: 1 };
+
+describe("GroupCommitter (real PostgreSQL)", () => {
+  let world: TestWorld;
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    world = await createTestWorld();
+    pool = new pg.Pool({ connectionString: world.databaseUrl, max: 6 });
+  });
+  afterAll(async () => {
+    await pool.end();
+    await world.destroy();
+  });
+
+  async function account(balance: number, status: "active" | "suspended" = "active"): Promise<string> {
+    const id = newId("acc");
+    await pool.query(
+      "INSERT INTO accounts (id, name, balance, status, updated_at) VALUES ($1, 'test', $2, $3, now())",
+      [id, balance, status],
+    );
+    return id;
+  }
+
+  function message(accountId: string, text = "hello"): PreparedMessage {
+    return prepareMessage(
+      { id: accountId, senderIds: new Set(["ACME"]) },
+      { to: "+14155550100", message: text, senderId: "ACME" },
+      { source: "api", batchId: null, now: new Date() },
+      OPTIONS,
+    );
+  }
+
+  async function ledgerOf(accountId: string) {
+    const { rows } = await pool.query<{ delta: string; balance_after: string; message_id: string }>(
+      "SELECT delta, balance_after, message_id FROM credit_ledger WHERE account_id = $1 ORDER BY id",
+      [accountId],
+    );
+    return rows.map((r) => ({ delta: Number(r.delta), after: Number(r.balance_after), id: r.message_id }));
+  }
+
+  const balanceOf = async (accountId: string) =>
+    Number((await pool.query("SELECT balance FROM accounts WHERE id = $1", [accountId])).rows[0].balance);
+
+  it("charges a covered flush in one statement: running balances, history, outbox and SMPP records", async () => {
+    const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1 });
+    const [a, b] = [await account(100), await account(50)];
+    const items = [
+      { accountId: a, messages: [message(a), message(a, "x".repeat(200))] }, // 1 + 2 segments
+      { accountId: b, messages: [message(b)] },
+      { accountId: a, messages: [message(a)] },
+    ];
+    const statements: string[] = [];
+    // Every statement any connection of the pool sends.
+    const clientQuery = pg.Client.prototype.query;
+    const spy = jest.spyOn(pg.Client.prototype, "query").mockImplementation(function (
+      this: pg.Client,
+      ...args: never[]
+    ) {
+      const config = args[0] as string | { name?: string; text?: string };
+      statements.push(typeof config === "string" ? config : (config.name ?? config.text ?? "?"));
+      return (clientQuery as (...a: never[]) => unknown).apply(this, args);
+    } as never);
+    try {
+      // The first flush starts at once; the rest arrive while it runs and share the second one.
+      const first = committer.commit({ accountId: b, messages: [message(b)] });
+      const rest = items.map((item, i) =>
+        committer.commit(
+          i === 1
+            ? {
+                ...item,
+                smppSubmit: {
+                  messageId: item.messages[0]!.id,
+                  registeredDelivery: 1,
+                  sourceAddr: "ACME",
+                  destinationAddr: "14155550100",
+                },
+              }
+            : item,
+        ),
+      );
+      await Promise.all([first, ...rest]);
+    } finally {
+      spy.mockRestore();
+    }
+    // No BEGIN, no separate lock, no COMMIT: one autocommit statement per flush.
+    expect(statements).toEqual(["acceptance-write-if-covered", "acceptance-write-if-covered"]);
+
+    expect(await balanceOf(a)).toBe(96);
+    expect(await balanceOf(b)).toBe(48);
+    const ids = items[0]!.messages.map((m) => m.id).concat(items[2]!.messages[0]!.id);
+    expect(await ledgerOf(a)).toEqual([
+      { delta: -1, after: 99, id: ids[0] },
+      { delta: -2, after: 97, id: ids[1] },
+      { delta: -1, after: 96, id: ids[2] },
+    ]);
+    expect((await ledgerOf(b)).map((e) => e.after)).toEqual([49, 48]);
+    const counts = await pool.query(
+      `SELECT (SELECT count(*) FROM messages WHERE account_id = ANY($1)) AS messages,
+              (SELECT count(*) FROM message_events e JOIN messages m ON m.id = e.message_id
+                WHERE m.account_id = ANY($1)) AS events,
+              (SELECT count(*) FROM outbox_events WHERE account_id = ANY($1)) AS outbox,
+              (SELECT count(*) FROM dispatch_outbox d JOIN messages m ON m.id = d.message_id
+                WHERE m.account_id = ANY($1)) AS dispatch`,
+      [[a, b]],
+    );
+    expect(counts.rows[0]).toEqual({ messages: "5", events: "5", outbox: "5", dispatch: "5" });
+    const submits = await pool.query(
+      "SELECT id, account_id, message_id, registered_delivery FROM smpp_submits",
+    );
+    const smppMessage = items[1]!.messages[0]!.id;
+    expect(submits.rows).toEqual([
+      { id: smppMessage, account_id: b, message_id: smppMessage, registered_delivery: 1 },
+    ]);
+  });
+
+  it("decides an account's items one by one when its balance does not cover them all", async () => {
+    const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1 });
+    const poor = await account(3);
+    const rich = await account(10);
+    const suspended = await account(10, "suspended");
+    const blocker = committer.commit({ accountId: rich, messages: [message(rich)] });
+    const outcomes = await Promise.allSettled([
+      blocker,
+      committer.commit({ accountId: poor, messages: [message(poor, "x".repeat(200))] }), // 2: fits
+      committer.commit({ accountId: rich, messages: [message(rich)] }),
+      committer.commit({ accountId: poor, messages: [message(poor, "x".repeat(200))] }), // 2: 1 left
+      committer.commit({ accountId: poor, messages: [message(poor)] }), // 1: fits
+      committer.commit({ accountId: suspended, messages: [message(suspended)] }),
+    ]);
+    expect(
+      outcomes.map((o) => (o.status === "fulfilled" ? "ok" : (o.reason as { code: string }).code)),
+    ).toEqual(["ok", "ok", "ok", "INSUFFICIENT_CREDITS", "ok", "FORBIDDEN"]);
+    expect(await balanceOf(poor)).toBe(0);
+    expect((await ledgerOf(poor)).map((e) => e.after)).toEqual([1, 0]);
+    expect(await balanceOf(rich)).toBe(8);
+    expect(await balanceOf(suspended)).toBe(10);
+  });
+
+  it("never overspends with two committers (two processes) racing on one balance", async () => {
+    const id = await account(40);
+    const committers = [new GroupCommitter(pool), new GroupCommitter(pool)];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, i) =>
+        committers[i % 2]!.commit({ accountId: id, messages: [message(id)] }),
+      ),
+    );
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(40);
+    expect(await balanceOf(id)).toBe(0);
+    const ledger = await ledgerOf(id);
+    expect(ledger).toHaveLength(40);
+    // Every balance from 39 down to 0 appears once: the running balance is consistent across flushes.
+    expect(ledger.map((e) => e.after).sort((x, y) => y - x)).toEqual(
+      Array.from({ length: 40 }, (_, i) => 39 - i),
+    );
+  });
+});
