@@ -78,8 +78,8 @@ export function createDlrOutProcessor(pool: pg.Pool, onStored: (accountIds: stri
   );
 
   /**
-   * The last resort for a message whose submit record never appeared (lost with a PostgreSQL
-   * crash right after acceptance, as it is written with asynchronous commit): the receipt
+   * The last resort for a message whose submit record never appeared (records are now written in
+   * the acceptance's own statement, so this should not happen; kept as a safety net): the receipt
    * the customer most likely asked for, under the message id it was given, addressed from the message.
    */
   async function receiptFromMessage(job: SmppReceiptJob): Promise<void> {
@@ -122,8 +122,8 @@ export function createDlrOutProcessor(pool: pg.Pool, onStored: (accountIds: stri
   return async function process(job: SmppReceiptJob, isLastAttempt = false): Promise<void> {
     if (await batcher.add(job)) return;
     if (isLastAttempt) return receiptFromMessage(job);
-    // Written right after acceptance commits, so normally only a message a few ms old is
-    // here without them: BullMQ retries the job with back-off.
+    // Written with the message itself, so a record missing here is not expected (a concatenated
+    // group linked a moment after its acceptance): BullMQ retries the job with back-off.
     throw new SubmitRecordMissingError(`no smpp_submits rows for ${job.messageId} yet`);
   };
 }

@@ -1,4 +1,3 @@
-import pg from "pg";
 import { createDatabase } from "@sms/db";
 import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
@@ -45,17 +44,6 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
     applicationName: "smpp-server",
   });
   const { pool, prisma } = database;
-  // The submit records go through their own connections with asynchronous commit: they are
-  // written after the message's own (durable) commit, and waiting for a second WAL flush per
-  // group halved the submits/s one bind gets. Only a PostgreSQL crash within ~wal_writer_delay
-  // can lose one; the receipt consumer then falls back to the message row (dlr-out.processor.ts).
-  const asyncCommitPool = new pg.Pool({
-    connectionString: config.DATABASE_URL,
-    max: 2,
-    application_name: "smpp-server-submits",
-    options: "-c synchronous_commit=off",
-  });
-  asyncCommitPool.on("error", () => undefined);
   const redis = createRedis(config.REDIS_URL, "command");
   const queueConnection = createRedis(config.REDIS_URL, "queue");
   const queueContext = { connection: queueConnection, prefix: config.REDIS_PREFIX };
@@ -87,7 +75,6 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
   };
   const submit = createSubmitHandler({
     pool,
-    recordsPool: asyncCommitPool,
     accounts,
     acceptor: acceptance.acceptor,
     limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
@@ -205,7 +192,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
     // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
     queueConnection.disconnect();
     redis.disconnect();
-    await within(Promise.all([database.close(), asyncCommitPool.end()]));
+    await within(database.close());
     await http.close();
     logger.info("smpp-server stopped");
   };

@@ -1,5 +1,4 @@
 import type pg from "pg";
-import { Batcher } from "@sms/db";
 import { ApiError, isDependencyOutage } from "@sms/errors";
 import { newId } from "@sms/ids";
 import type { Logger } from "@sms/logger";
@@ -11,12 +10,9 @@ import { completeGroup, failGroup, storePart, type FailedPart } from "./concaten
 import type { ServerMetrics } from "./metrics";
 import { decodeText, parseSubmit, SubmitRefusal, type ParsedSubmit } from "./short-message";
 import { smppStatusFor } from "./status-map";
-import { insertSubmits, type SubmitRecord } from "./submits.sql";
 
 export interface SubmitDeps {
   pool: pg.Pool;
-  /** Where submit records are written: connections with synchronous_commit off (see service.ts). */
-  recordsPool: pg.Pool;
   accounts: AccountDirectory;
   acceptor: MessageAcceptor;
   limiter: RateLimiter;
@@ -34,25 +30,23 @@ export interface SubmitDeps {
  */
 export function createSubmitHandler(deps: SubmitDeps) {
   const { pool, accounts, acceptor, limiter, metrics, logger } = deps;
-  const records = new Batcher<SubmitRecord>((items) => insertSubmits(deps.recordsPool, items), {
-    maxBatch: 1000,
-    maxConcurrent: 1,
-  });
-
-  async function acceptWhole(account: BoundAccount, submit: ParsedSubmit, text: string) {
+  async function acceptWhole(
+    account: BoundAccount,
+    submit: ParsedSubmit,
+    text: string,
+    record?: { registeredDelivery: number; sourceAddr: string; destinationAddr: string },
+  ) {
     return acceptor.acceptOne(
       { id: account.id, senderIds: account.senderIds },
       { to: submit.to, message: text, senderId: submit.sourceAddr, scheduledAt: submit.scheduledAt },
       "smpp",
+      record,
     );
   }
 
   async function submitWhole(account: BoundAccount, submit: ParsedSubmit): Promise<string> {
-    const message = await acceptWhole(account, submit, decodeText(submit.octets, submit.dataCoding));
-    await records.add({
-      id: message.id,
-      accountId: account.id,
-      messageId: message.id,
+    // The submit record (what receipts for this id need) is written in the acceptance's own statement.
+    const message = await acceptWhole(account, submit, decodeText(submit.octets, submit.dataCoding), {
       registeredDelivery: submit.registeredDelivery,
       sourceAddr: submit.sourceAddr,
       destinationAddr: submit.destinationAddr,
