@@ -1,17 +1,20 @@
 // pnpm bench:gateway — POST /v1/sms/send under load, and a 10,000-item bulk.
 // Gateway, PostgreSQL, Redis and the load generator share this machine.
 // Targets (issue 2): ≥ 3,000 accepted requests/s, p99 ≤ 50 ms, zero errors; bulk of 10,000 in ≤ 1 s.
-import { postLoad } from "./load-generator";
+import { cpuSecondsOf, machineLoad, postLoad } from "./load-generator";
 import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const PORT = Number(process.env.BENCH_PORT ?? 3900);
+/** BENCH_SKIP_BULK=1: the send phase only (to profile it without the bulk requests). */
+const SKIP_BULK = process.env.BENCH_SKIP_BULK === "1";
 
 async function main(): Promise<void> {
   const databaseUrl = await freshDatabase(
     process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms",
-    "sms_bench_gateway",
+    // Named by port: two runs on one machine (other engineers' too) never drop each other's database.
+    `sms_bench_gateway_${PORT}`,
   );
   const redisPrefix = `bench-gw-${Date.now()}`;
   const { key } = await createBenchAccount(databaseUrl, "BENCH");
@@ -40,6 +43,8 @@ async function main(): Promise<void> {
       seconds: 3,
     });
 
+    const loadBefore = machineLoad();
+    const cpuBefore = cpuSecondsOf(gateway.pid);
     const result = await postLoad({
       url: `${url}/v1/sms/send`,
       headers,
@@ -51,6 +56,7 @@ async function main(): Promise<void> {
       connections: CONNECTIONS,
       seconds: DURATION_S,
     });
+    const cpuSeconds = cpuSecondsOf(gateway.pid) - cpuBefore;
     console.log(
       `\nPOST /v1/sms/send, ${CONNECTIONS} connections, ${DURATION_S} s, load from ${result.generator}, ${process.env.GATEWAY_WORKERS ?? "1"} gateway process(es)`,
     );
@@ -58,6 +64,11 @@ async function main(): Promise<void> {
     const { p50, p90, p99, max } = result.latencyMs;
     console.log(`  latency p50 ${p50} ms  p90 ${p90} ms  p99 ${p99} ms  max ${max} ms   (target p99 ≤ 50)`);
     console.log(`  non-202 ${result.nonSuccess}  errors ${result.errors}   (target 0)`);
+    console.log(
+      `  gateway CPU per accepted request ${((cpuSeconds / result.accepted) * 1e6).toFixed(0)} µs (${cpuSeconds.toFixed(1)} CPU s)`,
+    );
+    console.log(`  ${loadBefore} before, ${machineLoad()} after`);
+    if (SKIP_BULK) return;
 
     const items = Array.from({ length: 10_000 }, (_, i) => ({
       to: `+1415555${String(i % 10000).padStart(4, "0")}`,

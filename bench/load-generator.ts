@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { writeFileSync, mkdtempSync } from "node:fs";
+import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -91,4 +91,29 @@ export async function postLoad(options: {
       max: result.latency.max,
     },
   };
+}
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux). The difference
+ * over a load phase divided by the requests answered is the CPU each request cost: a figure
+ * that, unlike requests/s, holds still when other work shares the machine.
+ */
+export function cpuSecondsOf(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The 1-minute load average and the core count, for the line printed with each figure. */
+export function machineLoad(): string {
+  return `load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")} on ${os.cpus().length} cores`;
 }

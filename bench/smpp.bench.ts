@@ -13,18 +13,22 @@ import { createSmppReceiptProducer, type SmppReceiptJob } from "@sms/queues";
 import { encodeGsm7 } from "@sms/sms-encoding";
 import { SmppClient } from "@sms/smpp";
 import { Redis } from "ioredis";
+import { cpuSecondsOf, machineLoad } from "./load-generator";
 import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
 
 const TOTAL = Number(process.env.BENCH_SMPP_MESSAGES ?? 30_000);
 const WINDOW = 100;
-const SMPP_PORT = 3951;
+/** Ports BASE+1 … BASE+7 (BENCH_PORT, default 3950): two runs on one machine must not collide. */
+const BASE = Number(process.env.BENCH_PORT ?? 3950);
+const port = (n: number) => String(BASE + n);
+const SMPP_PORT = BASE + 1;
 const RECEIPT_WAIT_MS = Number(process.env.BENCH_SMPP_RECEIPT_WAIT_MS ?? 20_000);
 /** BENCH_SMPP_ALONE=1 starts only the smpp-server (to profile it): no receipts come back through the pipeline. */
 const ALONE = process.env.BENCH_SMPP_ALONE === "1";
 
 async function main(): Promise<void> {
   const base = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms";
-  const databaseUrl = await freshDatabase(base, "sms_bench_smpp");
+  const databaseUrl = await freshDatabase(base, `sms_bench_smpp_${BASE}`);
   const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   const redisPrefix = `bench-smpp-${Date.now()}`;
   const common = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_PREFIX: redisPrefix };
@@ -37,7 +41,7 @@ async function main(): Promise<void> {
   );
   await db.query(
     `INSERT INTO carriers (id, name, host, port, system_id, password, transmitter_binds, receiver_binds, window_size, submits_per_second, updated_at)
-     VALUES ('sim', 'simulator', '127.0.0.1', 3952, 'platform', 'platform', 2, 1, 100, 100000, now())`,
+     VALUES ('sim', 'simulator', '127.0.0.1', ${port(2)}, 'platform', 'platform', 2, 1, 100, 100000, now())`,
   );
   await db.query("INSERT INTO routes (id, prefix, carrier_id, priority) VALUES ('rte_all', '+', 'sim', 0)");
 
@@ -49,23 +53,23 @@ async function main(): Promise<void> {
           {
             ...common,
             CARRIER_SIM_HOST: "127.0.0.1",
-            CARRIER_SIM_SMPP_PORT: "3952",
-            CARRIER_SIM_HTTP_PORT: "3953",
+            CARRIER_SIM_SMPP_PORT: port(2),
+            CARRIER_SIM_HTTP_PORT: port(3),
             CARRIER_SIM_RECEIPT_DELAY_MS: "50",
             CARRIER_SIM_WINDOW_SIZE: "200",
             CARRIER_SIM_MAGIC_NUMBERS: "false",
           },
-          "http://127.0.0.1:3953/readyz",
+          `http://127.0.0.1:${port(3)}/readyz`,
         ),
-        await startService("dlr-ingest", { ...common, PORT: "3954" }, "http://127.0.0.1:3954/readyz"),
-        await startService("dispatcher", { ...common, PORT: "3955" }, "http://127.0.0.1:3955/readyz"),
-        await startService("scheduler", { ...common, PORT: "3956" }, "http://127.0.0.1:3956/readyz"),
+        await startService("dlr-ingest", { ...common, PORT: port(4) }, `http://127.0.0.1:${port(4)}/readyz`),
+        await startService("dispatcher", { ...common, PORT: port(5) }, `http://127.0.0.1:${port(5)}/readyz`),
+        await startService("scheduler", { ...common, PORT: port(6) }, `http://127.0.0.1:${port(6)}/readyz`),
       ];
   children.push(
     await startService(
       "smpp-server",
-      { ...common, PORT: "3957", HOST: "127.0.0.1", SMPP_PORT: String(SMPP_PORT) },
-      "http://127.0.0.1:3957/readyz",
+      { ...common, PORT: port(7), HOST: "127.0.0.1", SMPP_PORT: String(SMPP_PORT) },
+      `http://127.0.0.1:${port(7)}/readyz`,
     ),
   );
   const receiptTimes: number[] = [];
@@ -95,6 +99,9 @@ async function main(): Promise<void> {
     // 1. submit_sm, WINDOW outstanding (SmppClient keeps its window full).
     const ids: string[] = [];
     let refused = 0;
+    const smppServer = children.at(-1)!;
+    const loadBefore = machineLoad();
+    const cpuBefore = cpuSecondsOf(smppServer.pid);
     const started = Date.now();
     await Promise.all(
       Array.from({ length: TOTAL }, async () => {
@@ -104,6 +111,8 @@ async function main(): Promise<void> {
       }),
     );
     const submitSeconds = (Date.now() - started) / 1000;
+    const submitCpu = cpuSecondsOf(smppServer.pid) - cpuBefore;
+    const loadAfterSubmits = machineLoad();
 
     // 2. Receipts through the pipeline, for as long as RECEIPT_WAIT_MS allows.
     const deadline = Date.now() + (ALONE ? 0 : RECEIPT_WAIT_MS);
@@ -139,6 +148,9 @@ async function main(): Promise<void> {
     );
     console.log(
       `  submit_sm ESME_ROK   ${ids.length} in ${submitSeconds.toFixed(2)} s → ${(ids.length / submitSeconds).toFixed(0)} /s   (target ≥ 5000; refused ${refused})`,
+    );
+    console.log(
+      `  smpp-server CPU per submit_sm ${((submitCpu / TOTAL) * 1e6).toFixed(0)} µs; ${loadBefore} before the submits, ${loadAfterSubmits} after`,
     );
     console.log(
       `  receipts (pipeline)  ${pipelineReceipts}/${ids.length} within ${(RECEIPT_WAIT_MS / 1000).toFixed(0)} s of the last submit, last at ${pipelineSpan.toFixed(2)} s → ${(pipelineReceipts / pipelineSpan).toFixed(0)} /s from the first submit`,

@@ -63,7 +63,7 @@ describe("GroupCommitter (real PostgreSQL)", () => {
       this: pg.Client,
       ...args: never[]
     ) {
-      const config = args[0] as string | { name?: string; text?: string };
+      const config = args[0] as unknown as string | { name?: string; text?: string };
       statements.push(typeof config === "string" ? config : (config.name ?? config.text ?? "?"));
       return (clientQuery as (...a: never[]) => unknown).apply(this, args);
     } as never);
