@@ -52,6 +52,10 @@ const IPV6_BLOCKED = v6Ranges([
 const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR("2000::/3");
 
 const V6 = (cidr: string): [ipaddr.IPv6, number] => ipaddr.IPv6.parseCIDR(cidr);
+// Parsed once: these are checked on every webhook attempt.
+const V4_LOOPBACK = ipaddr.IPv4.parseCIDR("127.0.0.0/8");
+const V6_LOOPBACK = V6("::1/128");
+const V6_UNSPECIFIED = V6("::/128");
 /** IPv4-mapped ::ffff:0:0/96 (RFC 4291 §2.5.5.2). */
 const MAPPED = V6("::ffff:0:0/96");
 /** IPv4-compatible ::/96, deprecated (RFC 4291 §2.5.5.1). */
@@ -105,8 +109,8 @@ function classifyEmbedded(form: string, candidates: ipaddr.IPv4[]): AddressVerdi
 function classifyV6(addr: ipaddr.IPv6): AddressVerdict {
   const bytes = addr.toByteArray();
   const last32 = [12, 13, 14, 15];
-  if (addr.match(V6("::/128"))) return { blocked: true, reason: "unspecified (RFC 4291 §2.5.2)" };
-  if (addr.match(V6("::1/128"))) return { blocked: true, reason: "loopback (RFC 4291 §2.5.3)" };
+  if (addr.match(V6_UNSPECIFIED)) return { blocked: true, reason: "unspecified (RFC 4291 §2.5.2)" };
+  if (addr.match(V6_LOOPBACK)) return { blocked: true, reason: "loopback (RFC 4291 §2.5.3)" };
   if (addr.match(MAPPED)) return classifyEmbedded("IPv4-mapped (RFC 4291 §2.5.5.2)", [v4At(bytes, last32)]);
   if (addr.match(COMPATIBLE))
     return classifyEmbedded("IPv4-compatible (RFC 4291 §2.5.5.1)", [v4At(bytes, last32)]);
@@ -169,8 +173,8 @@ export function classifyAddress(ip: string): AddressVerdict {
 /** True only for 127.0.0.0/8 and ::1 written plainly (not mapped or embedded forms). */
 export function isPlainLoopback(ip: string): boolean {
   const parsed = parseStrict(ip);
-  if (parsed instanceof ipaddr.IPv4) return parsed.match(ipaddr.IPv4.parseCIDR("127.0.0.0/8"));
-  if (parsed instanceof ipaddr.IPv6) return parsed.match(V6("::1/128"));
+  if (parsed instanceof ipaddr.IPv4) return parsed.match(V4_LOOPBACK);
+  if (parsed instanceof ipaddr.IPv6) return parsed.match(V6_LOOPBACK);
   return false;
 }
 
