@@ -135,9 +135,12 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     );
     expect(results.reduce((a, b) => a + b, 0)).toBe(300);
     const { rows } = await db.pool.query(
-      "SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS messages FROM webhook_deliveries WHERE account_id = $1",
+      `SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS messages,
+              count(*) FILTER (WHERE payload->>'message_id' <> message_id)::int AS mismatched
+       FROM webhook_deliveries WHERE account_id = $1`,
       [accountId],
     );
-    expect(rows[0]).toEqual({ n: 300, messages: 300 });
+    // Each batch's payloads travel as one JSON array: every one must land on its own event's row.
+    expect(rows[0]).toEqual({ n: 300, messages: 300, mismatched: 0 });
   });
 });

@@ -93,7 +93,7 @@ async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Prom
       rows.map((r) => r.account_id),
       rows.map((r) => r.message_id),
       rows.map((r) => r.type),
-      rows.map((r) => JSON.stringify(toWebhookEvent(r))),
+      JSON.stringify(rows.map((r) => toWebhookEvent(r))),
       rows.map((r) => (r.endpoint_enabled ? "pending" : "failed")),
       rows.map((r) => r.created_at),
     ],
