@@ -1,15 +1,84 @@
 // pnpm bench:pipeline — 20,000 messages through the whole platform on this machine:
 // gateway (HTTP) → sms.dispatch → dispatcher → carrier simulator (SMPP) → receipts →
 // dlr-ingest → delivered in PostgreSQL. Prints the rate of each stage so the slowest
-// shows. Target (issue 3): ≥ 1,500 messages/s first request → last delivered, zero lost,
-// zero duplicated.
+// shows, the work each process did, and the integrity counts. Target (issue 3):
+// ≥ 1,500 messages/s first request → last delivered, zero lost, zero duplicated.
+//
+//   BENCH_MODE        bulk (default): POST /v1/sms/bulk, BENCH_BULK_SIZE (1,000) per request,
+//                     BENCH_BULK_CONCURRENCY (4) at once — how a high-volume REST customer sends;
+//                     single: one POST /v1/sms/send per message (autocannon, 50 connections)
+//   BENCH_DISPATCHERS dispatcher processes (1)      BENCH_DLR dlr-ingest processes (1)
+//   BENCH_WEBHOOK     webhook-delivery processes (0); ≥ 1 also runs the scheduler (its event
+//                     relay) and a local receiver: every queued/sent/delivered event is POSTed
+import os from "node:os";
+import type { ChildProcess } from "node:child_process";
 import autocannon from "autocannon";
 import pg from "pg";
-import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
+import { createSecretBox } from "@sms/secret-box";
+import { generateSecret } from "@sms/webhook-signing";
+import { readIntegrity, startWebhookReceiver, workByProcess, type WebhookReceiver } from "./pipeline-support";
+import {
+  BENCH_SECRETS,
+  createBenchAccount,
+  deleteRedisPrefix,
+  freshDatabase,
+  startService,
+  stopService,
+} from "./support";
 
 const TOTAL = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const MODE = process.env.BENCH_MODE === "single" ? "single" : "bulk";
+const BULK_SIZE = Number(process.env.BENCH_BULK_SIZE ?? 1000);
+const BULK_CONCURRENCY = Number(process.env.BENCH_BULK_CONCURRENCY ?? 4);
 const DISPATCHERS = Number(process.env.BENCH_DISPATCHERS ?? 1);
+const DLR = Number(process.env.BENCH_DLR ?? 1);
+const WEBHOOK = Number(process.env.BENCH_WEBHOOK ?? 0);
 const GATEWAY_PORT = 3901;
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 300_000);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Sends TOTAL messages the chosen way; resolves with the count the gateway accepted. */
+async function send(key: string): Promise<{ accepted: number; failedRequests: number }> {
+  const url = `http://127.0.0.1:${GATEWAY_PORT}`;
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  if (MODE === "single") {
+    const load = await autocannon({
+      url: `${url}/v1/sms/send`,
+      method: "POST",
+      headers,
+      body: JSON.stringify({ to: "+14155550100", message: "Pipeline benchmark message", sender_id: "BENCH" }),
+      connections: 50,
+      amount: TOTAL,
+    });
+    return { accepted: load["2xx"], failedRequests: load.non2xx + load.errors };
+  }
+  const batches = Array.from({ length: Math.ceil(TOTAL / BULK_SIZE) }, (_, b) =>
+    Math.min(BULK_SIZE, TOTAL - b * BULK_SIZE),
+  );
+  let next = 0;
+  let accepted = 0;
+  let failedRequests = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const b = next++;
+      const messages = Array.from({ length: batches[b]! }, (_, i) => ({
+        to: `+1415${String(5_000_000 + ((b * BULK_SIZE + i) % 5_000_000)).padStart(7, "0")}`,
+        message: "Pipeline benchmark message",
+      }));
+      const response = await fetch(`${url}/v1/sms/bulk`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ sender_id: "BENCH", messages }),
+      });
+      const payload = (await response.json()) as { accepted?: number };
+      if (response.ok) accepted += payload.accepted ?? 0;
+      else failedRequests++;
+    }
+  };
+  await Promise.all(Array.from({ length: BULK_CONCURRENCY }, worker));
+  return { accepted, failedRequests };
+}
 
 async function main(): Promise<void> {
   const base = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms";
@@ -20,7 +89,7 @@ async function main(): Promise<void> {
     REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
     REDIS_PREFIX: redisPrefix,
   };
-  const { key } = await createBenchAccount(databaseUrl, "BENCH");
+  const { accountId, key } = await createBenchAccount(databaseUrl, "BENCH");
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   await db.query(
@@ -29,11 +98,33 @@ async function main(): Promise<void> {
   );
   await db.query("INSERT INTO routes (id, prefix, carrier_id, priority) VALUES ('rte_all', '+', 'sim', 0)");
 
-  const children = [
-    await startService(
+  const labels = { dispatcher: new Map<number, string>(), dlr: new Map<number, string>() };
+  const webhookSenders = new Map<number, string>();
+  let receiver: WebhookReceiver | undefined;
+  if (WEBHOOK > 0) {
+    receiver = await startWebhookReceiver(() => webhookSenders);
+    const box = createSecretBox(BENCH_SECRETS.SECRET_ENCRYPTION_KEY);
+    await db.query(
+      "INSERT INTO webhook_endpoints (account_id, url, secret_sealed, updated_at) VALUES ($1, $2, $3, now())",
+      [accountId, `http://127.0.0.1:${receiver.port}/hooks`, box.seal(generateSecret(), accountId)],
+    );
+  }
+
+  const children: ChildProcess[] = [];
+  const start = async (name: string, env: Record<string, string>, port: number) => {
+    const child = await startService(
+      name,
+      { ...common, ...env, PORT: String(port) },
+      `http://127.0.0.1:${port}/readyz`,
+    );
+    children.push(child);
+    return child;
+  };
+  let sampling = true;
+  try {
+    await start(
       "carrier-simulator",
       {
-        ...common,
         CARRIER_SIM_HOST: "127.0.0.1",
         CARRIER_SIM_SMPP_PORT: "3902",
         CARRIER_SIM_HTTP_PORT: "3903",
@@ -41,88 +132,118 @@ async function main(): Promise<void> {
         CARRIER_SIM_WINDOW_SIZE: "200",
         CARRIER_SIM_MAGIC_NUMBERS: "false",
       },
-      "http://127.0.0.1:3903/readyz",
-    ),
-    await startService(
-      "api-gateway",
-      { ...common, PORT: String(GATEWAY_PORT), HOST: "127.0.0.1" },
-      `http://127.0.0.1:${GATEWAY_PORT}/readyz`,
-    ),
-    await startService("dlr-ingest", { ...common, PORT: "3904" }, "http://127.0.0.1:3904/readyz"),
-  ];
-  for (let i = 0; i < DISPATCHERS; i++)
-    children.push(
-      await startService(
-        "dispatcher",
-        { ...common, PORT: String(3910 + i) },
-        `http://127.0.0.1:${3910 + i}/readyz`,
-      ),
+      3903,
     );
+    await start("api-gateway", { HOST: "127.0.0.1" }, GATEWAY_PORT);
+    for (let i = 0; i < DLR; i++)
+      labels.dlr.set((await start("dlr-ingest", {}, 3904 + i)).pid!, `dlr-ingest #${i + 1}`);
+    for (let i = 0; i < DISPATCHERS; i++)
+      labels.dispatcher.set((await start("dispatcher", {}, 3910 + i)).pid!, `dispatcher #${i + 1}`);
+    if (WEBHOOK > 0) {
+      await start("scheduler", {}, 3930);
+      for (let i = 0; i < WEBHOOK; i++) {
+        const child = await start(
+          "webhook-delivery",
+          { WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ENDPOINT_CONCURRENCY: "200" },
+          3940 + i,
+        );
+        webhookSenders.set(child.pid!, `webhook-delivery #${i + 1}`);
+      }
+    }
 
-  let sampling = true;
-  try {
     const started = Date.now();
     const stageDone: Record<string, number> = {};
     const sampler = (async () => {
       while (sampling) {
-        const { rows } = await db.query<{
-          accepted: string;
-          submitted: string;
-          delivered: string;
-          failed: string;
-        }>(
+        const { rows } = await db.query<Record<"accepted" | "submitted" | "delivered" | "failed", string>>(
           `SELECT count(*) AS accepted,
                   count(*) FILTER (WHERE status IN ('sent', 'delivered', 'failed')) AS submitted,
                   count(*) FILTER (WHERE status = 'delivered') AS delivered,
                   count(*) FILTER (WHERE status = 'failed') AS failed FROM messages`,
         );
         const counts = rows[0]!;
-        for (const stage of ["accepted", "submitted", "delivered"] as const) {
+        for (const stage of ["accepted", "submitted", "delivered"] as const)
           if (!stageDone[stage] && Number(counts[stage]) >= TOTAL) stageDone[stage] = Date.now();
-        }
         if (stageDone.delivered || Number(counts.failed) > 0) break;
-        if (Date.now() - started > 180_000) throw new Error(`timed out: ${JSON.stringify(counts)}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (Date.now() - started > TIMEOUT_MS) throw new Error(`timed out: ${JSON.stringify(counts)}`);
+        await sleep(100);
       }
     })();
-    const load = await autocannon({
-      url: `http://127.0.0.1:${GATEWAY_PORT}/v1/sms/send`,
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ to: "+14155550100", message: "Pipeline benchmark message", sender_id: "BENCH" }),
-      connections: 50,
-      amount: TOTAL,
-    });
-    stageDone.http ??= Date.now();
+    const sent = await send(key);
+    stageDone.http = Date.now();
     await sampler;
     sampling = false;
-    const seconds = (stage: string) => ((stageDone[stage] ?? NaN) - started) / 1000;
-    const { rows: integrity } = await db.query<{
-      messages: string;
-      segments: string;
-      duplicates: string;
-      lost: string;
-    }>(
-      `SELECT (SELECT count(*) FROM messages) AS messages,
-              (SELECT count(*) FROM message_segments) AS segments,
-              (SELECT count(*) FROM message_segments WHERE attempts > 1) AS duplicates,
-              (SELECT count(*) FROM messages WHERE status NOT IN ('delivered', 'failed')) AS lost`,
-    );
-    console.log(`\nPipeline: ${TOTAL} messages, ${DISPATCHERS} dispatcher(s), everything on this machine`);
-    console.log(`  HTTP 202s            ${load["2xx"]} (non-2xx ${load.non2xx}, errors ${load.errors})`);
+
+    let webhooksExpected = 0;
+    if (receiver) {
+      webhooksExpected = (await readIntegrity(db)).outbox_events!;
+      const until = Date.now() + 120_000;
+      while (receiver.ids.size < webhooksExpected && Date.now() < until) await sleep(100);
+    }
+    const integrity = await readIntegrity(db);
+    const simulator = (await (await fetch("http://127.0.0.1:3903/stats")).json()) as {
+      submits: { accepted: number };
+    };
+    const seconds = (at: number | undefined) => ((at ?? NaN) - started) / 1000;
+    const line = (what: string, at: number | undefined, note = "") =>
+      console.log(
+        `  ${what.padEnd(30)} all by ${seconds(at).toFixed(2).padStart(6)} s → ${(TOTAL / seconds(at)).toFixed(0).padStart(5)} msg/s${note}`,
+      );
+    const mode =
+      MODE === "bulk"
+        ? `BULK: POST /v1/sms/bulk, ${BULK_SIZE} per request, ${BULK_CONCURRENCY} at once`
+        : "SINGLE: one POST /v1/sms/send per message, autocannon, 50 connections";
+    console.log(`\nPipeline: ${TOTAL} messages; acceptance mode ${mode}`);
     console.log(
-      `  accepted (gateway)   all by ${seconds("accepted").toFixed(2)} s  → ${(TOTAL / seconds("accepted")).toFixed(0)} msg/s`,
+      `  processes: ${DISPATCHERS} dispatcher, ${DLR} dlr-ingest, ${WEBHOOK} webhook-delivery${WEBHOOK ? " + scheduler relay" : ""}; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
+    console.log(`  gateway accepted ${sent.accepted} (failed requests ${sent.failedRequests})`);
+    line(`accepted (${MODE === "bulk" ? "bulk" : "single sends"})`, stageDone.accepted);
+    line("submitted (SMPP)", stageDone.submitted);
+    line("delivered (receipts applied)", stageDone.delivered, "   end to end (target ≥ 1500)");
+    if (receiver) {
+      const duplicates = [...receiver.events.values()].filter((ids) => ids.size > 1).length;
+      const repeats = [...receiver.ids.values()].reduce((sum, n) => sum + n - 1, 0);
+      console.log(
+        `  webhooks: ${receiver.ids.size}/${webhooksExpected} events received, all by ${seconds(receiver.lastAt).toFixed(2)} s; ` +
+          `${duplicates} events with two different webhook-ids (must be 0), ${repeats} retries of one id`,
+      );
+    }
+    console.log("  work per process:");
+    const show = (rows: Array<[string, number]>, unit: string) =>
+      rows.forEach(([who, n]) => console.log(`    ${who.padEnd(22)} ${String(n).padStart(6)} ${unit}`));
+    show(
+      await workByProcess(
+        db,
+        "SELECT submitted_by AS worker, count(*) AS n FROM message_segments GROUP BY 1",
+        labels.dispatcher,
+      ),
+      "segments submitted (message_segments.submitted_by)",
+    );
+    show(
+      await workByProcess(
+        db,
+        "SELECT received_by AS worker, count(*) AS n FROM carrier_receipts GROUP BY 1",
+        labels.dlr,
+      ),
+      "receipts stored (carrier_receipts.received_by)",
+    );
+    if (receiver) show([...receiver.bySender].sort(), "webhooks POSTed (owner of the connection's socket)");
+    const lost = TOTAL - integrity.messages! + integrity.not_terminal!;
+    console.log(
+      `  integrity: ${JSON.stringify({ ...integrity, carrier_submits_accepted: simulator.submits.accepted })}`,
     );
     console.log(
-      `  submitted (SMPP)     all by ${seconds("submitted").toFixed(2)} s  → ${(TOTAL / seconds("submitted")).toFixed(0)} msg/s`,
+      `  lost ${lost}, segments submitted twice ${integrity.segments_submitted_twice}, carrier got ${simulator.submits.accepted - integrity.segments!} extra submits, ` +
+        `messages without exactly one terminal event ${integrity.terminal_events_not_one} (all must be 0)`,
     );
-    console.log(
-      `  delivered (receipts) all by ${seconds("delivered").toFixed(2)} s  → ${(TOTAL / seconds("delivered")).toFixed(0)} msg/s end to end   (target ≥ 1500)`,
-    );
-    console.log(`  integrity: ${JSON.stringify(integrity[0])} (lost and duplicates must be 0)`);
   } finally {
     sampling = false;
     for (const child of children.reverse()) await stopService(child);
+    receiver?.close();
     await db.end();
     await deleteRedisPrefix(common.REDIS_URL, redisPrefix);
   }
