@@ -1,2 +1,3 @@
 export * from "./run-service";
 export { startLoop, settlesWithin, type Loop } from "./loop";
+export { closeWorkerWithin, type ClosableWorker } from "./close-worker";

@@ -23,6 +23,8 @@ const DispatcherSettings = z.object({
   THROTTLE_BACKOFF_MS: envInt(100, 1, 5000),
   /** 32 bytes in base64 (openssl rand -base64 32): opens the sealed texts of OTP messages. */
   SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
+  /** On SIGTERM, how long the submits on the wire get to finish before their jobs are handed back. */
+  SHUTDOWN_TIMEOUT_MS: envInt(8000, 100, 120000),
 });
 
 export type DispatcherConfig = z.infer<typeof DispatcherSettings>;

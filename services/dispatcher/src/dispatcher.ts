@@ -5,6 +5,7 @@ import { openWorker, QUEUES, type DispatchJob, type Job } from "@sms/queues";
 import { createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
+import { closeWorkerWithin, settlesWithin } from "@sms/service-runtime";
 import { Batcher } from "@sms/db";
 import { CarrierPool } from "./carrier-pool";
 import type { DispatcherConfig } from "./config";
@@ -97,13 +98,20 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     async stop() {
       stopping = true;
       clearInterval(refreshTimer);
-      await worker.close();
-      await carriers.close();
+      const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
+      const left = () => Math.max(1000, deadline - Date.now());
+      // Jobs still running at the bound are handed back: another dispatcher takes them over
+      // once their lock lapses (a segment left 'submitting' may then go to the carrier again).
+      if (!(await closeWorkerWithin(worker, config.SHUTDOWN_TIMEOUT_MS)))
+        logger.warn("dispatches still running at the shutdown bound; handed back");
+      // Unbinding waits for the submits on the wire; a carrier that does not answer must not hold the exit.
+      await settlesWithin(carriers.close(), left());
       await health.close();
       // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
       queueConnection.disconnect();
       redis.disconnect();
-      await database.close();
+      // pool.end() waits for checked-out clients, which a handed-back job may still hold.
+      await settlesWithin(database.close(), left());
     },
   };
 }

@@ -17,7 +17,106 @@ import {
 import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
 import { startDlrIngest, type RunningDlrIngest } from "../../dlr-ingest/src/service";
 
-const TOTAL = 1500;
+/** A simulator, dlr-ingest, and `total` accepted messages waiting in sms.dispatch. */
+interface Stage {
+  world: TestWorld;
+  simulator: CarrierSimulator;
+  db: Database;
+  count(sql: string): Promise<number>;
+  launch(env?: Record<string, string>): Promise<{ service: ServiceProcess; port: number }>;
+  close(): Promise<void>;
+}
+
+async function setStage(total: number, submitLatencyMs: number): Promise<Stage> {
+  const world = await createTestWorld();
+  const simulator = await createCarrierSimulator({
+    settings: { receiptDelayMs: 10, submitLatencyMs },
+    windowSize: 200,
+    logger: createLogger("sim", "error"),
+  });
+  const db = createDatabase(world.databaseUrl, { poolSize: 6 });
+  await db.prisma.carrier.create({
+    data: {
+      id: "sim",
+      name: "sim",
+      host: "127.0.0.1",
+      port: simulator.smppPort,
+      systemId: "platform",
+      password: "secret",
+      windowSize: 50,
+      transmitterBinds: 2,
+      submitsPerSecond: 100000,
+    },
+  });
+  await db.prisma.route.create({ data: { id: "rte_all", prefix: "+", carrierId: "sim" } });
+  const accountId = newId("acc");
+  await db.prisma.account.create({
+    data: {
+      id: accountId,
+      name: "sigterm",
+      balance: 1_000_000n,
+      messagesPerSecond: 100000,
+      senderIds: { create: [{ id: newId("snd"), value: "ACME" }] },
+    },
+  });
+  const logger = createLogger("sigterm-test", "error");
+  const dlr: RunningDlrIngest = await startDlrIngest(
+    loadDlrIngestConfig({ ...world.env, PORT: "0", CARRIER_REFRESH_MS: "500" }),
+    logger,
+  );
+  const connection: Redis = createRedis(world.redisUrl, "queue");
+  const acceptance: Acceptance = createAcceptance({
+    pool: db.pool,
+    producer: createDispatchProducer({ connection, prefix: world.redisPrefix }),
+    logger,
+    options: { maxSegments: 10, creditsPerSegment: 1 },
+  });
+  // Numbers ending 1000…: clear of the simulator's magic suffixes (0001–0010).
+  const items = Array.from({ length: total }, (_, i) => ({
+    to: `+1415556${String(1000 + i).padStart(4, "0")}`,
+    message: `sigterm ${i}`,
+  }));
+  const result = await acceptance.acceptor.acceptBulk(
+    { id: accountId, senderIds: new Set(["ACME"]) },
+    { senderId: "ACME", items, maxItems: total },
+  );
+  expect(result.accepted).toHaveLength(total);
+  await acceptance.outbox.settle();
+  const processes: ServiceProcess[] = [];
+  return {
+    world,
+    simulator,
+    db,
+    count: async (sql) => Number((await db.pool.query<{ n: string }>(sql)).rows[0]!.n),
+    async launch(env = {}) {
+      const port = await freePort();
+      const service = startServiceProcess("dispatcher", {
+        ...world.env,
+        PORT: String(port),
+        CARRIER_REFRESH_MS: "500",
+        DISPATCH_CONCURRENCY: "100",
+        DISPATCH_LOCK_MS: "3000",
+        DISPATCH_STALLED_CHECK_MS: "1000",
+        ...env,
+      });
+      processes.push(service);
+      await service.waitReady(port);
+      return { service, port };
+    },
+    async close() {
+      for (const service of processes) service.kill();
+      await acceptance.close();
+      connection.disconnect();
+      await dlr.stop();
+      await simulator.close();
+      await db.close();
+      await world.destroy();
+    },
+  };
+}
+
+const SUBMITTED = "SELECT count(*) AS n FROM message_segments WHERE status IN ('submitted', 'delivered')";
+const DELIVERED = "SELECT count(*) AS n FROM messages WHERE status = 'delivered'";
 
 /**
  * SIGTERM to a dispatcher process while messages flow: it stops taking jobs, lets the
@@ -25,107 +124,20 @@ const TOTAL = 1500;
  * "Run twice to completion" for a dispatcher is a segment submitted twice to the carrier.
  */
 describe("a dispatcher sent SIGTERM under load", () => {
-  let world: TestWorld;
-  let simulator: CarrierSimulator;
-  let db: Database;
-  let dlr: RunningDlrIngest;
-  let acceptance: Acceptance;
-  let connection: Redis;
-  const processes: ServiceProcess[] = [];
-  const count = async (sql: string) => Number((await db.pool.query<{ n: string }>(sql)).rows[0]!.n);
-
-  async function startDispatcherProcess(): Promise<{ service: ServiceProcess; port: number }> {
-    const port = await freePort();
-    const service = startServiceProcess("dispatcher", {
-      ...world.env,
-      PORT: String(port),
-      CARRIER_REFRESH_MS: "500",
-      DISPATCH_CONCURRENCY: "100",
-      DISPATCH_LOCK_MS: "5000",
-      DISPATCH_STALLED_CHECK_MS: "1000",
-    });
-    processes.push(service);
-    await service.waitReady(port);
-    return { service, port };
-  }
-
+  const TOTAL = 1500;
+  let stage: Stage;
   beforeAll(async () => {
-    world = await createTestWorld();
     // Each submit_sm is answered after 50 ms, so the dispatcher always has submits on the wire.
-    simulator = await createCarrierSimulator({
-      settings: { receiptDelayMs: 10, submitLatencyMs: 50 },
-      windowSize: 200,
-      logger: createLogger("sim", "error"),
-    });
-    db = createDatabase(world.databaseUrl, { poolSize: 6 });
-    await db.prisma.carrier.create({
-      data: {
-        id: "sim",
-        name: "sim",
-        host: "127.0.0.1",
-        port: simulator.smppPort,
-        systemId: "platform",
-        password: "secret",
-        windowSize: 50,
-        transmitterBinds: 2,
-        submitsPerSecond: 100000,
-      },
-    });
-    await db.prisma.route.create({ data: { id: "rte_all", prefix: "+", carrierId: "sim" } });
-    const accountId = newId("acc");
-    await db.prisma.account.create({
-      data: {
-        id: accountId,
-        name: "sigterm",
-        balance: 1_000_000n,
-        messagesPerSecond: 100000,
-        senderIds: { create: [{ id: newId("snd"), value: "ACME" }] },
-      },
-    });
-    const logger = createLogger("sigterm-test", "error");
-    dlr = await startDlrIngest(
-      loadDlrIngestConfig({ ...world.env, PORT: "0", CARRIER_REFRESH_MS: "500" }),
-      logger,
-    );
-    connection = createRedis(world.redisUrl, "queue");
-    acceptance = createAcceptance({
-      pool: db.pool,
-      producer: createDispatchProducer({ connection, prefix: world.redisPrefix }),
-      logger,
-      options: { maxSegments: 10, creditsPerSegment: 1 },
-    });
-    // Numbers ending 1000…: clear of the simulator's magic suffixes (0001–0010).
-    const items = Array.from({ length: TOTAL }, (_, i) => ({
-      to: `+1415556${String(1000 + i).padStart(4, "0")}`,
-      message: `sigterm ${i}`,
-    }));
-    const result = await acceptance.acceptor.acceptBulk(
-      { id: accountId, senderIds: new Set(["ACME"]) },
-      { senderId: "ACME", items, maxItems: TOTAL },
-    );
-    expect(result.accepted).toHaveLength(TOTAL);
-    await acceptance.outbox.settle();
+    stage = await setStage(TOTAL, 50);
   }, 60_000);
-
-  afterAll(async () => {
-    for (const service of processes) service.kill();
-    await acceptance?.close();
-    connection?.disconnect();
-    await dlr?.stop();
-    await simulator?.close();
-    await db?.close();
-    await world?.destroy();
-  });
+  afterAll(() => stage?.close());
 
   it("exits 0 within 10 s, unready first; a fresh dispatcher ends every message; no segment submitted twice", async () => {
-    const first = await startDispatcherProcess();
-    await waitFor(
-      async () =>
-        (await count(
-          "SELECT count(*) AS n FROM message_segments WHERE status IN ('submitted', 'delivered')",
-        )) >= 200,
-      { timeoutMs: 40_000, what: "200 segments with the carrier" },
-    );
+    const first = await stage.launch();
+    await waitFor(async () => (await stage.count(SUBMITTED)) >= 200, {
+      timeoutMs: 40_000,
+      what: "200 segments with the carrier",
+    });
     const stopped = await terminate(first.service, first.port);
     expect({ code: stopped.code, signal: stopped.signal, stderr: first.service.stderr() }).toEqual({
       code: 0,
@@ -137,21 +149,70 @@ describe("a dispatcher sent SIGTERM under load", () => {
       wentUnready: true,
     });
     // Nothing left on the wire: every submit the stopped dispatcher started got its answer recorded.
-    expect(await count("SELECT count(*) AS n FROM message_segments WHERE status = 'submitting'")).toBe(0);
-    const doneAtStop = await count(
-      "SELECT count(*) AS n FROM message_segments WHERE status IN ('submitted', 'delivered')",
+    expect(await stage.count("SELECT count(*) AS n FROM message_segments WHERE status = 'submitting'")).toBe(
+      0,
     );
-    expect(doneAtStop).toBeLessThan(TOTAL);
+    const atStop = await stage.count(SUBMITTED);
+    expect(atStop).toBeLessThan(TOTAL);
 
-    await startDispatcherProcess();
-    await waitFor(
-      async () => (await count("SELECT count(*) AS n FROM messages WHERE status = 'delivered'")) === TOTAL,
-      { timeoutMs: 45_000, intervalMs: 250, what: "every message delivered" },
-    );
-    expect(simulator.stats().submits.accepted).toBe(TOTAL);
-    const texts = simulator.messages({ limit: TOTAL * 2 }).map((message) => message.text);
+    await stage.launch();
+    await waitFor(async () => (await stage.count(DELIVERED)) === TOTAL, {
+      timeoutMs: 45_000,
+      intervalMs: 250,
+      what: "every message delivered",
+    });
+    expect(stage.simulator.stats().submits.accepted).toBe(TOTAL);
+    const texts = stage.simulator.messages({ limit: TOTAL * 2 }).map((message) => message.text);
     expect(texts).toHaveLength(TOTAL);
     expect(new Set(texts).size).toBe(TOTAL);
-    console.log(`dispatcher: SIGTERM at ${doneAtStop}/${TOTAL} submitted, exited in ${stopped.elapsedMs} ms`);
+    console.log(`dispatcher: SIGTERM at ${atStop}/${TOTAL} submitted, exited in ${stopped.elapsedMs} ms`);
+  }, 120_000);
+});
+
+/**
+ * A carrier that answers no submit for 12 s, and SHUTDOWN_TIMEOUT_MS of 1 s: the stop does not
+ * wait for the carrier (without the bound it would wait for every submit). The jobs are handed
+ * back and a fresh dispatcher ends them; only the submits left on the wire ('submitting', the
+ * outcome unknown) may reach the carrier twice.
+ */
+describe("a dispatcher sent SIGTERM while its carrier does not answer", () => {
+  const TOTAL = 100;
+  let stage: Stage;
+  beforeAll(async () => {
+    stage = await setStage(TOTAL, 12_000);
+  }, 60_000);
+  afterAll(() => stage?.close());
+
+  it("exits 0 at its shutdown bound, hands the jobs back, and a fresh dispatcher delivers every message", async () => {
+    const first = await stage.launch({ SHUTDOWN_TIMEOUT_MS: "1000", SUBMIT_TIMEOUT_MS: "30000" });
+    await waitFor(
+      async () =>
+        (await stage.count("SELECT count(*) AS n FROM message_segments WHERE status = 'submitting'")) >= 50,
+      { timeoutMs: 30_000, what: "submits on the wire" },
+    );
+    const stopped = await terminate(first.service, first.port);
+    expect({ code: stopped.code, signal: stopped.signal }).toEqual({ code: 0, signal: null });
+    expect(stopped.elapsedMs).toBeLessThan(10_000);
+    expect(stopped.wentUnready).toBe(true);
+    const onTheWire = await stage.count(
+      "SELECT count(*) AS n FROM message_segments WHERE status = 'submitting'",
+    );
+    expect(onTheWire).toBeGreaterThan(0);
+
+    stage.simulator.update({ submitLatencyMs: 10 });
+    await stage.launch();
+    await waitFor(async () => (await stage.count(DELIVERED)) === TOTAL, {
+      timeoutMs: 45_000,
+      intervalMs: 250,
+      what: "every message delivered",
+    });
+    // Every submit_sm the simulator logged: each text once at least, repeats only from the wire.
+    const received = stage.simulator.messages({ limit: TOTAL * 3 }).map((message) => message.text);
+    expect(new Set(received).size).toBe(TOTAL);
+    const duplicates = received.length - TOTAL;
+    expect(duplicates).toBeLessThanOrEqual(onTheWire);
+    console.log(
+      `dispatcher, silent carrier: exited in ${stopped.elapsedMs} ms with ${onTheWire} submits on the wire; ${duplicates} sent twice`,
+    );
   }, 120_000);
 });
