@@ -11,6 +11,8 @@ import type { GatewayDeps } from "./app";
 import type { GatewayConfig } from "./config";
 
 export interface RunningDeps extends GatewayDeps {
+  /** /readyz answers 503 from now on (SIGTERM's first step, before the port closes). */
+  beginShutdown(): void;
   /** Stops the relay, flushes hand-offs, then closes queues, Redis and the database, in that order. */
   close(): Promise<void>;
   startBackground(): void;
@@ -74,6 +76,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
     },
     isShuttingDown: () => shuttingDown,
     startBackground: () => acceptance.outbox.startRelay(config.OUTBOX_RELAY_INTERVAL_MS),
+    beginShutdown: () => void (shuttingDown = true),
     async close() {
       shuttingDown = true;
       await acceptance.close();

@@ -32,6 +32,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     server,
     port,
     async stop() {
+      deps.beginShutdown();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const deadline = setTimeout(() => server.closeAllConnections(), 8_000);
