@@ -35,6 +35,6 @@ describe("docker-compose.yml", () => {
     expect(compose.services.postgres.healthcheck).toBeDefined();
     expect(compose.services.redis.healthcheck).toBeDefined();
     const entrypoint = readFileSync(path.join(root, "scripts", "container-entrypoint.sh"), "utf8");
-    expect(entrypoint).toMatch(/services\/\$\{1:-\$SERVICE\}\/dist\/main\.js/);
+    expect(entrypoint).toMatch(/services\/\$service\/dist\/main\.js" "\$@"/);
   });
 });

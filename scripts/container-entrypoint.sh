@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Container entrypoint: `migrate`, `admin …`, or a service name (default: $SERVICE).
+# Container entrypoint: `migrate`, `admin …`, or a service name and its arguments
+# (default: $SERVICE), e.g. `ops-console hash-password`.
 set -euo pipefail
 cd /app
-case "${1:-${SERVICE:-}}" in
+service="${1:-${SERVICE:-}}"
+[ $# -gt 0 ] && shift
+case "$service" in
   migrate) exec bash scripts/migrate.sh ;;
-  admin) shift; exec node services/admin-cli/dist/main.js "$@" ;;
+  admin) exec node services/admin-cli/dist/main.js "$@" ;;
   "") echo "set SERVICE or pass a service name (api-gateway, dispatcher, …), migrate or admin" >&2; exit 2 ;;
-  *) exec node --enable-source-maps "services/${1:-$SERVICE}/dist/main.js" ;;
+  *)
+    [ -f "services/$service/dist/main.js" ] || { echo "no service named $service" >&2; exit 2; }
+    exec node --enable-source-maps "services/$service/dist/main.js" "$@" ;;
 esac
