@@ -3,10 +3,19 @@ import { ApiError } from "@sms/errors";
 
 const E164_SHAPE = /^\+[1-9]\d{1,14}$/;
 
+/** Numbers whose verdict is remembered; a few MiB at most. */
+const CACHE_SIZE = 10_000;
+/** E.164 form of a compact number, or null when no numbering plan has it (libphonenumber's verdict). */
+const verdicts = new Map<string, string | null>();
+
 /**
  * The E.164 form of a recipient, or INVALID_PHONE. The input must already be
  * international with a leading + (the interface says so); libphonenumber's full
  * metadata then checks that the number can exist in its country's plan.
+ *
+ * Its verdict is cached per number (the same recipients come back: OTPs, alerts to a
+ * team), bounded to CACHE_SIZE numbers, oldest first out. It depends only on the number
+ * and the metadata bundled with this build, so a cached verdict is never stale.
  */
 export function normalizePhone(value: string, field = "to"): string {
   const compact = value.replace(/[\s\-().]/g, "");
@@ -17,13 +26,19 @@ export function normalizePhone(value: string, field = "to"): string {
       { field },
     );
   }
-  const parsed = parsePhoneNumberFromString(compact);
-  if (!parsed || !parsed.isValid()) {
+  let verdict = verdicts.get(compact);
+  if (verdict === undefined) {
+    const parsed = parsePhoneNumberFromString(compact);
+    verdict = parsed && parsed.isValid() ? parsed.number : null;
+    if (verdicts.size >= CACHE_SIZE) verdicts.delete(verdicts.keys().next().value!);
+    verdicts.set(compact, verdict);
+  }
+  if (verdict === null) {
     throw new ApiError(
       "INVALID_PHONE",
       `${field} is not a valid phone number in any numbering plan; check the country code and length.`,
       { field },
     );
   }
-  return parsed.number;
+  return verdict;
 }

@@ -1,0 +1,78 @@
+import pg from "pg";
+import { createLogger } from "@sms/logger";
+import { createDispatchProducer } from "@sms/queues";
+import { createRedis, type Redis } from "@sms/redis";
+import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
+import { DispatchOutbox } from "./dispatch-outbox";
+import { GroupCommitter } from "./group-committer";
+import { prepareMessage } from "./prepare";
+
+describe("DispatchOutbox (real PostgreSQL, Redis and BullMQ)", () => {
+  let world: TestWorld;
+  let pool: pg.Pool;
+  let connection: Redis;
+
+  beforeAll(async () => {
+    world = await createTestWorld();
+    pool = new pg.Pool({ connectionString: world.databaseUrl, max: 4 });
+    connection = createRedis(world.redisUrl, "queue");
+  });
+  afterAll(async () => {
+    await pool.end();
+    connection.disconnect();
+    await world.destroy();
+  });
+
+  it("enqueues at once and deletes the rows of many hand-offs with one DELETE, at the latest on settle", async () => {
+    const producer = createDispatchProducer({ connection, prefix: world.redisPrefix });
+    const outbox = new DispatchOutbox(pool, producer, createLogger("test", "error"), {
+      deleteDelayMs: 60_000,
+    });
+    const committer = new GroupCommitter(pool, { onQueued: (ids) => outbox.handOff(ids) });
+    const accountId = "acc_outbox";
+    await pool.query("INSERT INTO accounts (id, name, balance, updated_at) VALUES ($1, 'test', 100, now())", [
+      accountId,
+    ]);
+    const send = () =>
+      committer.commit({
+        accountId,
+        messages: [
+          prepareMessage(
+            { id: accountId, senderIds: new Set(["ACME"]) },
+            { to: "+14155550100", message: "hello", senderId: "ACME" },
+            { source: "api", batchId: null, now: new Date() },
+            { maxSegments: 10, creditsPerSegment: 1 },
+          ),
+        ],
+      });
+    const outboxRows = async () =>
+      Number((await pool.query("SELECT count(*) AS n FROM dispatch_outbox")).rows[0].n);
+
+    const deletes: string[] = [];
+    const query = pool.query.bind(pool);
+    jest.spyOn(pool, "query").mockImplementation(((text: unknown, values: unknown) => {
+      if (typeof text === "string" && text.startsWith("DELETE FROM dispatch_outbox")) deletes.push(text);
+      return query(text as string, values as unknown[]);
+    }) as never);
+    try {
+      for (let i = 0; i < 3; i++) await send();
+      await Promise.all([send(), send()]);
+      // In Redis at once (BullMQ's wait list), the rows still there: the DELETE waits for more.
+      await waitFor(
+        async () => (await connection.llen(`${world.redisPrefix}:{sms.dispatch}:sms.dispatch:wait`)) === 5,
+        {
+          what: "five dispatch jobs",
+        },
+      );
+      expect(await outboxRows()).toBe(5);
+      expect(deletes).toHaveLength(0);
+      await outbox.settle();
+      expect(await outboxRows()).toBe(0);
+      expect(deletes).toHaveLength(1);
+    } finally {
+      jest.restoreAllMocks();
+      await outbox.stop();
+      await producer.close();
+    }
+  });
+});
