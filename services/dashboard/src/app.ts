@@ -49,7 +49,9 @@ export function buildApp(deps: DashboardDeps): express.Express {
     res.set({
       "Content-Security-Policy": CSP,
       "X-Content-Type-Options": "nosniff",
-      "Referrer-Policy": "no-referrer",
+      // same-origin, not no-referrer: with no-referrer Chromium sends "Origin: null" on form posts,
+      // which the origin check must refuse. Nothing (an invite token in a path) leaves the site.
+      "Referrer-Policy": "same-origin",
       "X-Frame-Options": "DENY",
       "Cross-Origin-Opener-Policy": "same-origin",
     });

@@ -93,7 +93,9 @@ export class Client {
   ): Promise<Reply> {
     const body = form
       ? new URLSearchParams(
-          Object.entries(form).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]])),
+          Object.entries(form).flatMap(([k, v]) =>
+            Array.isArray(v) ? v.map((x): [string, string] => [k, x]) : [[k, v] as [string, string]],
+          ),
         ).toString()
       : undefined;
     const response = await fetch(this.baseUrl + path, {

@@ -34,6 +34,8 @@ main{max-width:72rem;margin:0 auto;padding:1rem}
 main:focus{outline:none}
 h1{font-size:1.5rem;margin:.5rem 0 1rem}
 h2{font-size:1.15rem;margin:0 0 .75rem}
+h1,h2,h3,code{overflow-wrap:anywhere}
+h3{font-size:1rem;margin:1rem 0 .5rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:1rem;margin-bottom:1rem;min-width:0}
 .grid{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,14rem),1fr))}
 .stat{font-size:1.75rem;font-weight:700;margin:0}
