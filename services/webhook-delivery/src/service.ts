@@ -10,6 +10,7 @@ import {
 } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
+import { closeWorkerWithin } from "@sms/service-runtime";
 import { WebhookEndpoints } from "@sms/webhook-endpoints";
 import { createWebhookSender } from "@sms/webhook-sender";
 import type { WebhookDeliveryConfig } from "./config";
@@ -109,17 +110,10 @@ export async function startWebhookDelivery(
   const stop = async () => {
     stopping = true;
     reconciler.stop();
-    const closing = worker.close();
-    const finished = await Promise.race([
-      closing.then(() => true),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), config.SHUTDOWN_TIMEOUT_MS).unref()),
-    ]);
-    if (!finished) {
-      // Attempts still waiting on slow endpoints: their jobs stay active in Redis and
-      // another worker takes them over as stalled (same webhook-id, at-least-once).
-      logger.warn("attempts still running at the shutdown bound; handing them back");
-      await worker.close(true).catch(() => undefined);
-    }
+    // Attempts still waiting on slow endpoints at the bound: their jobs stay active in Redis and
+    // another worker takes them over as stalled (same webhook-id, at-least-once).
+    if (!(await closeWorkerWithin(worker, config.SHUTDOWN_TIMEOUT_MS)))
+      logger.warn("attempts still running at the shutdown bound; handed them back");
     await producer.close().catch(() => undefined);
     sender.close();
     queueConnection.disconnect();

@@ -18,7 +18,7 @@ afterAll(async () => {
   await r?.close();
 });
 
-async function launch(): Promise<{ service: ServiceProcess; port: number }> {
+async function launch(env: Record<string, string> = {}): Promise<{ service: ServiceProcess; port: number }> {
   const port = await freePort();
   const service = startServiceProcess("webhook-delivery", {
     ...w.env,
@@ -26,6 +26,7 @@ async function launch(): Promise<{ service: ServiceProcess; port: number }> {
     WEBHOOK_TIMEOUT_MS: "2000",
     WEBHOOK_LOCK_MS: "3000",
     WEBHOOK_STALLED_CHECK_MS: "1000",
+    ...env,
   });
   processes.push(service);
   await service.waitReady(port);
@@ -59,12 +60,14 @@ describe("webhook-delivery sent SIGTERM under load", () => {
     const atStop = r.received.length;
     expect(atStop).toBeLessThan(EVENTS);
 
-    await launch();
+    const second = await launch();
     await waitFor(async () => (await w.deliveries(accountId)).every((d) => d.status === "succeeded"), {
       what: "every delivery succeeded after the restart",
       timeoutMs: 45_000,
       intervalMs: 250,
     });
+    // Idle now: stopped, so the next test's jobs go only to its own processes.
+    expect((await terminate(second.service, second.port)).code).toBe(0);
     expect(r.ids().size).toBe(EVENTS);
     expect(r.received).toHaveLength(EVENTS);
     const { rows } = await w.db.pool.query<{ event_id: string; successes: string }>(
@@ -77,5 +80,49 @@ describe("webhook-delivery sent SIGTERM under load", () => {
     console.log(
       `webhook-delivery: SIGTERM at ${atStop}/${EVENTS} delivered, exited in ${stopped.elapsedMs} ms`,
     );
+  }, 120_000);
+});
+
+/**
+ * Endpoints that take 12 s to answer (within the 15 s attempt bound) and SHUTDOWN_TIMEOUT_MS of
+ * 1 s: the stop does not wait for them. The attempts are handed back (their POSTs may arrive
+ * again, under the same webhook-id: at-least-once), and each event still gets one successful
+ * attempt on record.
+ */
+describe("webhook-delivery sent SIGTERM while endpoints hang", () => {
+  it("exits 0 at its shutdown bound; a fresh process delivers every event; none has two successful attempts", async () => {
+    const events = 10;
+    let slow = true;
+    r.answer = (_hook, res) => setTimeout(() => res.writeHead(204).end(), slow ? 12_000 : 0).unref();
+    const { accountId } = await w.account(r.url);
+    const received = r.received.length;
+    await w.emitEvents(accountId, events);
+    // A lock just over the attempt bound, so the handed-back jobs are taken over soon.
+    const env = { WEBHOOK_TIMEOUT_MS: "15000", WEBHOOK_LOCK_MS: "16000", SHUTDOWN_TIMEOUT_MS: "1000" };
+    const first = await launch(env);
+    await waitFor(() => r.received.length - received === events, {
+      what: "every POST open",
+      timeoutMs: 30_000,
+    });
+    const stopped = await terminate(first.service, first.port);
+    expect({ code: stopped.code, signal: stopped.signal }).toEqual({ code: 0, signal: null });
+    expect(stopped.elapsedMs).toBeLessThan(10_000);
+    expect(stopped.wentUnready).toBe(true);
+
+    slow = false;
+    await launch(env);
+    await waitFor(async () => (await w.deliveries(accountId)).every((d) => d.status === "succeeded"), {
+      what: "every delivery succeeded after the takeover",
+      timeoutMs: 45_000,
+      intervalMs: 250,
+    });
+    const { rows } = await w.db.pool.query<{ event_id: string; successes: string }>(
+      `SELECT event_id, count(*) FILTER (WHERE status_code BETWEEN 200 AND 299) AS successes
+         FROM webhook_attempts WHERE account_id = $1 GROUP BY event_id`,
+      [accountId],
+    );
+    expect(rows).toHaveLength(events);
+    expect(rows.filter((row) => Number(row.successes) !== 1)).toEqual([]);
+    console.log(`webhook-delivery, hanging endpoints: exited in ${stopped.elapsedMs} ms`);
   }, 120_000);
 });
