@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import http from "node:http";
 import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -116,4 +117,49 @@ export function machineLoad(): string {
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(" ")} on ${os.cpus().length} cores`;
+}
+
+/**
+ * A keep-alive HTTP client for benchmarks that need each response (ids to reuse, fixed-rate
+ * schedules): node:http with one pooled connection per caller. Node's fetch costs several times
+ * the CPU per request, CPU the service under test shares on this machine.
+ */
+export function jsonClient(baseUrl: string, headers: Record<string, string>, connections: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const { hostname, port } = new URL(baseUrl);
+  return {
+    post(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+      const payload = JSON.stringify(body);
+      return new Promise((resolve, reject) => {
+        const request = http.request(
+          {
+            agent,
+            hostname,
+            port,
+            path,
+            method: "POST",
+            headers: { ...headers, "content-length": Buffer.byteLength(payload) },
+          },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => chunks.push(chunk));
+            response.on("end", () => {
+              try {
+                resolve({
+                  status: response.statusCode ?? 0,
+                  body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>,
+                });
+              } catch (error) {
+                reject(error);
+              }
+            });
+            response.on("error", reject);
+          },
+        );
+        request.on("error", reject);
+        request.end(payload);
+      });
+    },
+    close: () => agent.destroy(),
+  };
 }

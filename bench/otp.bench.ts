@@ -1,7 +1,10 @@
 // pnpm bench:otp — POST /v1/otp/verify at a fixed 500 requests/s, and POST /v1/otp/send at
 // the most it accepts. Gateway, PostgreSQL, Redis and the load generator share this machine.
 // Targets (issue 5): verify p99 ≤ 20 ms at 500/s; send ≥ 1,000 accepted/s.
+import { cpuSecondsOf, jsonClient, machineLoad } from "./load-generator";
 import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
+
+type Client = ReturnType<typeof jsonClient>;
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -17,7 +20,7 @@ const describe = (latencies: number[]) => {
 };
 
 /** Closed loop: `connections` callers each sending the next OTP as soon as the last one is answered. */
-async function sendAtMaxRate(url: string, headers: Record<string, string>, seconds: number) {
+async function sendAtMaxRate(client: Client, seconds: number) {
   const otpIds: string[] = [];
   const latencies: number[] = [];
   let failed = 0;
@@ -29,15 +32,15 @@ async function sendAtMaxRate(url: string, headers: Record<string, string>, secon
         // 10,000 phones: the per-phone limit is raised for the run, but every send still checks it.
         const phone = `+1415555${String(n++ % 10000).padStart(4, "0")}`;
         const started = performance.now();
-        const response = await fetch(`${url}/v1/otp/send`, {
-          method: "POST",
-          headers,
-          body: JSON.stringify({ phone }),
-        });
-        const body = (await response.json()) as { otp_id?: string };
-        latencies.push(performance.now() - started);
-        if (response.status === 201 && body.otp_id) otpIds.push(body.otp_id);
-        else failed++;
+        try {
+          const response = await client.post("/v1/otp/send", { phone });
+          latencies.push(performance.now() - started);
+          if (response.status === 201 && typeof response.body.otp_id === "string")
+            otpIds.push(response.body.otp_id);
+          else failed++;
+        } catch {
+          failed++;
+        }
       }
     }),
   );
@@ -48,7 +51,7 @@ async function sendAtMaxRate(url: string, headers: Record<string, string>, secon
  * Open loop at a fixed rate: requests leave on schedule whether or not earlier ones were
  * answered, and latency counts from the scheduled time (no coordinated omission).
  */
-async function verifyAtFixedRate(url: string, headers: Record<string, string>, otpIds: string[]) {
+async function verifyAtFixedRate(client: Client, otpIds: string[]) {
   const total = VERIFY_RATE * DURATION_S;
   const latencies: number[] = [];
   let notOk = 0;
@@ -61,14 +64,17 @@ async function verifyAtFixedRate(url: string, headers: Record<string, string>, o
     inFlight.push(
       (async () => {
         // A wrong code: the full path (read, HMAC, the counting UPDATE); 100 attempts each, so none locks.
-        const response = await fetch(`${url}/v1/otp/verify`, {
-          method: "POST",
-          headers,
-          body: JSON.stringify({ otp_id: otpIds[i % otpIds.length], code: "00000000" }),
-        });
-        const body = (await response.json()) as { verified?: boolean };
-        latencies.push(performance.now() - due);
-        if (response.status !== 200 || body.verified !== false) notOk++;
+        try {
+          const response = await client.post("/v1/otp/verify", {
+            otp_id: otpIds[i % otpIds.length],
+            code: "00000000",
+          });
+          latencies.push(performance.now() - due);
+          if (response.status !== 200 || response.body.verified !== false) notOk++;
+        } catch {
+          latencies.push(performance.now() - due);
+          notOk++;
+        }
       })(),
     );
   }
@@ -80,7 +86,8 @@ async function main(): Promise<void> {
   const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   const databaseUrl = await freshDatabase(
     process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms",
-    "sms_bench_otp",
+    // Named by port: two runs on one machine (other engineers' too) never drop each other's database.
+    `sms_bench_otp_${PORT}`,
   );
   const redisPrefix = `bench-otp-${Date.now()}`;
   const { key } = await createBenchAccount(databaseUrl, "BENCH");
@@ -101,21 +108,31 @@ async function main(): Promise<void> {
   );
   try {
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    await sendAtMaxRate(url, headers, 2); // warm-up: JIT, pools, prepared statements
-    const sent = await sendAtMaxRate(url, headers, DURATION_S);
-    console.log(`\nPOST /v1/otp/send, ${CONNECTIONS} connections, ${DURATION_S} s, load from Node fetch`);
+    const client = jsonClient(url, headers, CONNECTIONS);
+    await sendAtMaxRate(client, 2); // warm-up: JIT, pools, prepared statements
+    const sendLoad = machineLoad();
+    const sendCpu = cpuSecondsOf(gateway.pid);
+    const sent = await sendAtMaxRate(client, DURATION_S);
+    const sendCpuSeconds = cpuSecondsOf(gateway.pid) - sendCpu;
+    console.log(`\nPOST /v1/otp/send, ${CONNECTIONS} connections, ${DURATION_S} s, load from node:http`);
     console.log(`  accepted/s  ${(sent.otpIds.length / DURATION_S).toFixed(0)}   (target ≥ 1000)`);
     console.log(`  latency ${describe(sent.latencies)}`);
     console.log(`  not 201  ${sent.failed}`);
+    console.log(
+      `  gateway CPU per send ${((sendCpuSeconds / sent.latencies.length) * 1e6).toFixed(0)} µs; ${sendLoad} before, ${machineLoad()} after`,
+    );
 
     // The newest OTPs of their phones: none superseded by a later send.
-    const verified = await verifyAtFixedRate(url, headers, sent.otpIds.slice(-2000));
+    const verifyLoad = machineLoad();
+    const verified = await verifyAtFixedRate(client, sent.otpIds.slice(-2000));
+    client.close();
     console.log(
-      `\nPOST /v1/otp/verify at a fixed ${VERIFY_RATE}/s for ${DURATION_S} s (wrong codes), load from Node fetch`,
+      `\nPOST /v1/otp/verify at a fixed ${VERIFY_RATE}/s for ${DURATION_S} s (wrong codes), load from node:http`,
     );
     console.log(`  done        ${verified.latencies.length} in ${verified.seconds.toFixed(1)} s`);
     console.log(`  latency ${describe(verified.latencies)}   (target p99 ≤ 20 ms)`);
     console.log(`  not 200     ${verified.notOk}`);
+    console.log(`  ${verifyLoad} before, ${machineLoad()} after`);
   } finally {
     await stopService(gateway);
     await deleteRedisPrefix(redisUrl, redisPrefix);
