@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { hashPassword } from "@sms/auth";
@@ -15,6 +15,7 @@ import { startPlatform, type Platform } from "./pipeline";
 jest.setTimeout(180_000);
 
 const ARTIFACTS = path.resolve(__dirname, "../test-artifacts");
+const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
@@ -49,6 +50,9 @@ async function signIn(target: Page, account: { email: string; password: string }
 }
 
 beforeAll(async () => {
+  // Fail with the fix rather than skip: a skipped browser test would prove nothing.
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
   mkdirSync(ARTIFACTS, { recursive: true });
   platform = await startPlatform();
   t = await startTestDashboard({}, platform.world);
@@ -57,7 +61,7 @@ beforeAll(async () => {
     data: { systemId: "acme01", accountId: acme.accountId, passwordHash: await hashPassword("pw") },
   });
   receiver = await startReceiver();
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
 });
 

@@ -215,3 +215,28 @@ describe("invites", () => {
     );
   });
 });
+
+describe("secure cookies (the default outside local use)", () => {
+  it("names cookies __Host- and marks them Secure, and sends HSTS", async () => {
+    const secure = await startTestDashboard({ DASHBOARD_SECURE_COOKIES: "true" }, t.world);
+    try {
+      const client = new Client(secure.url);
+      const page = await client.get("/sign-in");
+      expect(page.headers.get("strict-transport-security")).toBe("max-age=31536000");
+      expect(page.headers.getSetCookie()[0]).toMatch(
+        /^__Host-sms_csrf=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+      );
+      const reply = await client.request("POST", "/sign-in", {
+        _csrf: csrfOf(page.body),
+        email: acme.email,
+        password: acme.password,
+      });
+      expect(reply.status).toBe(303);
+      const session = reply.headers.getSetCookie().find((c) => c.startsWith("__Host-sms_session="));
+      expect(session).toMatch(/; Path=\/; HttpOnly; SameSite=Lax; Secure; Max-Age=43200$/);
+    } finally {
+      await secure.dashboard.stop();
+      await secure.db.close();
+    }
+  });
+});

@@ -98,7 +98,14 @@ dl.facts dd{margin:0;overflow-wrap:anywhere;min-width:0}
 .js-only{display:none}
 .js .js-only{display:inline-block}
 details summary{cursor:pointer;font-weight:600;margin:.5rem 0}
-@media (max-width:40rem){dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.5rem}h1{font-size:1.3rem}}
+@media (max-width:40rem){dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.5rem}h1{font-size:1.3rem}
+.table-wrap table,.table-wrap tbody,.table-wrap tr,.table-wrap td{display:block;width:100%}
+.table-wrap thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+.table-wrap tr{border-bottom:2px solid var(--line);padding:.35rem 0}
+.table-wrap td{border:0;padding:.15rem 0;display:grid;grid-template-columns:minmax(6rem,40%) 1fr;gap:.5rem}
+.table-wrap td::before{content:attr(data-label);font-weight:600;color:#374151}
+.table-wrap td[data-label=""]::before{content:none}
+.table-wrap td[data-label=""]{display:block}}
 `;
 
 /** Progressive enhancement only: a copy button next to secrets. Everything works without it. */

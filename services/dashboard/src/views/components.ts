@@ -132,7 +132,10 @@ export function pager(
   </nav>`;
 }
 
-/** A table that scrolls inside itself on narrow screens instead of widening the page. */
+/**
+ * A table; on narrow screens each row becomes a card of "label: value" lines (the labels
+ * come from data-label), and anything still too wide scrolls inside itself, never the page.
+ */
 export function table(
   caption: string,
   head: readonly string[],
@@ -154,7 +157,7 @@ export function table(
         ${rows.map(
           (row) =>
             html`<tr>
-              ${row.map((cell) => html`<td>${cell}</td>`)}
+              ${row.map((cell, i) => html`<td data-label="${head[i] ?? ""}">${cell}</td>`)}
             </tr>`,
         )}
       </tbody>
