@@ -1,4 +1,4 @@
-import { Gauge } from "prom-client";
+import { Counter, Gauge } from "prom-client";
 import type { MetricsRegistry } from "./registry";
 import { withinScrapeBudget } from "./scrape-time";
 
@@ -45,5 +45,49 @@ export class MessageStatusMetrics {
           this.set({ status }, rows.find((r) => r.status === status)?.n ?? 0);
       },
     });
+  }
+}
+
+/** What one pass of the event relay published (@sms/outbox-relay's RelayResult). */
+export interface RelayedBatch {
+  events: number;
+  webhooks: number;
+  smppReceipts: number;
+  statuses: Record<string, number>;
+}
+
+/**
+ * Status changes, counted where each one is published exactly once: the event relay
+ * claims every outbox event once across its replicas (SKIP LOCKED), so the sum over
+ * replicas is the platform's flow of messages into each status, without a counter in
+ * the hot, set-based paths that change statuses.
+ */
+export class MessageFlowMetrics {
+  readonly statusChanges: Counter<"status">;
+  readonly published: Counter<"kind">;
+
+  constructor(metrics: MetricsRegistry) {
+    const registers = [metrics.registry];
+    this.statusChanges = new Counter({
+      name: "sms_message_status_changes_total",
+      help: "Messages that entered a status (queued, sent, delivered, failed), counted when the event relay publishes the change (once per change, over every replica)",
+      labelNames: ["status"],
+      registers,
+    });
+    this.published = new Counter({
+      name: "sms_event_relay_published_total",
+      help: "What the event relay published: kind event (outbox events claimed), webhook_delivery (deliveries queued), smpp_receipt (smpp.dlr-out jobs)",
+      labelNames: ["kind"],
+      registers,
+    });
+  }
+
+  /** Counts one relay pass. */
+  record(batch: RelayedBatch): void {
+    if (batch.events === 0) return;
+    for (const [status, count] of Object.entries(batch.statuses)) this.statusChanges.inc({ status }, count);
+    this.published.inc({ kind: "event" }, batch.events);
+    if (batch.webhooks > 0) this.published.inc({ kind: "webhook_delivery" }, batch.webhooks);
+    if (batch.smppReceipts > 0) this.published.inc({ kind: "smpp_receipt" }, batch.smppReceipts);
   }
 }

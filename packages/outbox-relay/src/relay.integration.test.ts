@@ -73,7 +73,7 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     const parked = await failedMessage(disabled);
 
     const result = await relayOutbox(db.pool, producers, { limit: 100 });
-    expect(result).toEqual({ events: 3, webhooks: 1, smppReceipts: 0 });
+    expect(result).toEqual({ events: 3, webhooks: 1, smppReceipts: 0, statuses: { failed: 3 } });
 
     const { rows } = await db.pool.query(
       "SELECT message_id, status::text, event_type, payload, last_error FROM webhook_deliveries ORDER BY status",
@@ -107,6 +107,7 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
       events: 0,
       webhooks: 0,
       smppReceipts: 0,
+      statuses: {},
     });
   });
 
@@ -114,7 +115,7 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     const accountId = await insertAccount(db.pool);
     const messageId = await failedMessage(accountId, "smpp");
     const result = await relayOutbox(db.pool, producers, { limit: 100 });
-    expect(result).toEqual({ events: 1, webhooks: 0, smppReceipts: 1 });
+    expect(result).toEqual({ events: 1, webhooks: 0, smppReceipts: 1, statuses: { failed: 1 } });
     const { rows } = await db.pool.query("SELECT id FROM outbox_events WHERE message_id = $1", [messageId]);
     expect(await jobIds(QUEUES.smppDlrOut)).toContain(rows[0].id);
   });

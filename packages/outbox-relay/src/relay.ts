@@ -28,6 +28,8 @@ export interface RelayResult {
   webhooks: number;
   /** Receipt jobs queued for the smpp-server. */
   smppReceipts: number;
+  /** Events published by this call per status they announce (each status change is relayed once: the metric's source). */
+  statuses: Record<string, number>;
 }
 
 /**
@@ -46,7 +48,7 @@ export async function relayOutbox(
   options: { limit: number },
 ): Promise<RelayResult> {
   const client = await pool.connect();
-  let published: { events: number; toQueue: WebhookDeliverJob[]; smppReceipts: number };
+  let published: Awaited<ReturnType<typeof publishClaimed>>;
   try {
     await client.query("BEGIN");
     published = await publishClaimed(client, producers, options.limit);
@@ -62,6 +64,7 @@ export async function relayOutbox(
     events: published.events,
     webhooks: published.toQueue.length,
     smppReceipts: published.smppReceipts,
+    statuses: published.statuses,
   };
 }
 
@@ -72,7 +75,7 @@ async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, 
     text: CLAIM_EVENTS,
     values: [limit],
   });
-  if (rows.length === 0) return { events: 0, toQueue: [], smppReceipts: 0 };
+  if (rows.length === 0) return { events: 0, toQueue: [], smppReceipts: 0, statuses: {} };
   const toQueue = await insertDeliveries(
     client,
     rows.filter((row) => row.endpoint_enabled !== null),
@@ -80,7 +83,12 @@ async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, 
   // Receipts report final outcomes only (SMPP registered_delivery): queued and sent stay here.
   const receipts = rows.filter(isFinalSmppEvent).map(toSmppReceipt);
   await producers.smppReceipts.enqueue(receipts);
-  return { events: rows.length, toQueue, smppReceipts: receipts.length };
+  const statuses: Record<string, number> = {};
+  for (const row of rows) {
+    const status = row.payload.status;
+    if (isMessageStatus(status)) statuses[status] = (statuses[status] ?? 0) + 1;
+  }
+  return { events: rows.length, toQueue, smppReceipts: receipts.length, statuses };
 }
 
 async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Promise<WebhookDeliverJob[]> {

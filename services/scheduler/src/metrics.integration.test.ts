@@ -28,6 +28,18 @@ describe("scheduler /metrics (real PostgreSQL, Redis, HTTP)", () => {
     // Final statuses are not counted at scrape time (a full count of a growing table).
     expect(sampleValue(text, "sms_messages_open", { status: "delivered" })).toBeUndefined();
 
+    // The promotions' message.queued events, counted once when the event relay publishes them.
+    const relayed = await waitFor(
+      async () => {
+        const body = await scrape();
+        return sampleValue(body, "sms_message_status_changes_total", { status: "queued" }) === 2
+          ? body
+          : null;
+      },
+      { what: "two status changes relayed" },
+    );
+    expect(sampleValue(relayed, "sms_event_relay_published_total", { kind: "event" })).toBe(2);
+
     await h.db.pool.query("UPDATE messages SET status = 'sent' WHERE status = 'queued'");
     const after = await scrape();
     expect(sampleValue(after, "sms_messages_open", { status: "queued" })).toBe(0);

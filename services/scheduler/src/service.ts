@@ -71,6 +71,7 @@ export async function startScheduler(config: SchedulerConfig, logger: Logger): P
     logger,
     batchSize: config.EVENT_RELAY_BATCH_SIZE,
     idleMs: config.EVENT_RELAY_IDLE_MS,
+    onBatch: (result) => metrics.flow.record(result),
   });
   logger.info("scheduler started", { port: http.port });
 
