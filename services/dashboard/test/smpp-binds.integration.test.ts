@@ -46,3 +46,18 @@ it("counts the binds the smpp-server holds for the account, across replicas, and
   await leases.release(acme.accountId, second!);
   expect(await countOpenBinds(redis, t.world.redisPrefix, acme.accountId)).toBe(0);
 });
+
+it("pages the sender ids alphabetically, 25 at a time", async () => {
+  const senders = Array.from({ length: 30 }, (_, i) => `S${String(i).padStart(2, "0")}X`);
+  const acme = await t.createAccount({ senders });
+  const client = new Client(t.url);
+  await client.signIn(acme);
+  const first = await client.get("/settings/smpp");
+  const shown = (body: string) => [...body.matchAll(/<code>(S\d\dX)<\/code>/g)].map((m) => m[1]);
+  expect(shown(first.body)).toEqual(senders.slice(0, 25));
+  const next = /href="(\/settings\/smpp\?after=[^"]+)"/.exec(first.body)?.[1];
+  expect(next).toBe("/settings/smpp?after=S24X");
+  const second = await client.get(next!);
+  expect(shown(second.body)).toEqual(senders.slice(25));
+  expect(second.body).not.toContain("?after=");
+});

@@ -18,17 +18,29 @@ export async function countOpenBinds(redis: Redis, prefix: string, accountId: st
   return redis.zcount(bindLeaseKey(prefix, accountId), `(${nowMs}`, "+inf");
 }
 
-export async function loadSmppSettings(prisma: PrismaClient, accountId: string) {
+/**
+ * The account's SMPP credential and one page of its sender ids in alphabetical order
+ * (keyset on the value, unique per account): `after` is the last value of the previous page.
+ */
+export async function loadSmppSettings(
+  prisma: PrismaClient,
+  accountId: string,
+  page: { after: string; size: number },
+) {
   const [credential, senders] = await Promise.all([
     prisma.smppCredential.findUnique({
       where: { accountId },
       select: { systemId: true, maxBinds: true, failedAttempts: true, lockedUntil: true, createdAt: true },
     }),
-    // Sender ids are few per account (each is registered by an operator): no paging needed
-    // beyond the cap, which a page says when reached.
-    prisma.senderId.findMany({ where: { accountId }, orderBy: { value: "asc" }, take: 500 }),
+    prisma.senderId.findMany({
+      where: { accountId, ...(page.after && { value: { gt: page.after } }) },
+      orderBy: { value: "asc" },
+      take: page.size + 1,
+    }),
   ]);
-  return { credential, senders };
+  const shown = senders.slice(0, page.size);
+  const next = senders.length > page.size ? (shown[shown.length - 1]?.value ?? null) : null;
+  return { credential, senders: shown, nextSendersAfter: next };
 }
 
 /** A new SMPP password for the account's own credential, through the code the CLI's `smpp reset` uses. */

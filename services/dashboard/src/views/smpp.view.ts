@@ -14,6 +14,8 @@ export function smppPage(options: {
   } | null;
   openBinds: number | null;
   senders: { value: string; createdAt: Date }[];
+  nextSendersAfter: string | null;
+  isFirstSendersPage: boolean;
   newPassword?: string;
 }) {
   const { session, credential } = options;
@@ -77,6 +79,19 @@ export function smppPage(options: {
           options.senders.map((s) => [html`<code>${s.value}</code>`, time(s.createdAt)]),
           "No sender ids yet.",
         )}
+        <nav class="pager" aria-label="Pages of sender ids">
+          ${options.isFirstSendersPage ? "" : html`<a class="button button-secondary" href="/settings/smpp">« First</a>`}
+          ${
+            options.nextSendersAfter
+              ? html`<a
+                  class="button button-secondary"
+                  rel="next"
+                  href="/settings/smpp?after=${encodeURIComponent(options.nextSendersAfter)}"
+                  >Next »</a
+                >`
+              : ""
+          }
+        </nav>
       </section>`,
   });
 }
