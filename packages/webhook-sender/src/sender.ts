@@ -140,7 +140,9 @@ type LeanNativeOptions = Pick<http.RequestOptions, "method" | "headers">;
  * the garbage of each POST at thousands of deliveries a second. Our request function
  * (above) takes the URL, the method and the headers and sets the agent and the guarded
  * lookup itself, so this got instance hands it only those. Timeouts, redirects and the
- * body stay got's.
+ * body stay got's. Each request has its own options object (got makes one per request),
+ * and should a later got stop calling this method, requests stay the same, only slower:
+ * the request function sets the agent and the lookup either way.
  */
 const withLeanNativeOptions: HandlerFunction = (normalized, next) => {
   const lean = normalized as unknown as { createNativeRequestOptions: () => LeanNativeOptions };
