@@ -102,7 +102,10 @@ describe("webhook sender (real HTTP on loopback)", () => {
   });
 
   it("gives up at the timeout and says so", async () => {
-    const receiver = await startReceiver((_req, res) => setTimeout(() => res.writeHead(200).end(), 2000));
+    const receiver = await startReceiver((_req, res) => {
+      const timer = setTimeout(() => res.writeHead(200).end(), 2000);
+      res.once("close", () => clearTimeout(timer)); // no timer left behind to hold the test worker
+    });
     const result = await sender.send({ url: receiver.url, secrets: [generateSecret()], id: "evt_t", body });
     await receiver.close();
     expect(result.outcome).toBe("failure");
