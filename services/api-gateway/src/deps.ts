@@ -50,7 +50,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
     logger,
     prisma: database.prisma,
     pool: database.pool,
-    directory: createApiKeyDirectory(database.prisma, { cacheSeconds: config.AUTH_CACHE_SECONDS }),
+    directory: createApiKeyDirectory(database.pool, { cacheSeconds: config.AUTH_CACHE_SECONDS }),
     limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
     acceptor: acceptance.acceptor,
     otp: new OtpService(

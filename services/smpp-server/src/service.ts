@@ -65,7 +65,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
   const registry = new SessionRegistry();
   const leases = new BindLeases(redis, config.REDIS_PREFIX, config.BIND_LEASE_MS);
   const metrics = new ServerMetrics(() => registry.size);
-  const accounts = new AccountDirectory(prisma, config.ACCOUNT_CACHE_SECONDS);
+  const accounts = new AccountDirectory(pool, config.ACCOUNT_CACHE_SECONDS);
   const pump = new ReceiptPump(pool, registry, metrics, logger, {
     claimSize: 500,
     retryMs: config.RECEIPT_RETRY_MS,

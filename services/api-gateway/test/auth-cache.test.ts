@@ -1,0 +1,44 @@
+import pg from "pg";
+import { startTestGateway, type TestGateway } from "./harness";
+
+describe("API key cache", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ AUTH_CACHE_SECONDS: "1" });
+  });
+  afterAll(() => gw.stop());
+
+  it("reads a key once for a burst of requests, and a revocation takes effect within AUTH_CACHE_SECONDS", async () => {
+    const account = await gw.createAccount();
+    const reads: string[] = [];
+    const query = pg.Client.prototype.query;
+    const spy = jest.spyOn(pg.Client.prototype, "query").mockImplementation(function (
+      this: pg.Client,
+      ...args: never[]
+    ) {
+      const config = args[0] as unknown as { name?: string } | string;
+      if (typeof config === "object" && config.name === "auth-load-key") reads.push(config.name);
+      return (query as (...a: never[]) => unknown).apply(this, args);
+    } as never);
+    try {
+      const burst = await Promise.all(
+        Array.from({ length: 30 }, () => gw.request("GET", "/v1/account", { key: account.key })),
+      );
+      expect(burst.every((r) => r.status === 200)).toBe(true);
+      expect(reads).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+    }
+
+    await gw.db.prisma.apiKey.update({ where: { id: account.keyId }, data: { revokedAt: new Date() } });
+    const revokedAt = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - revokedAt < 5000) {
+      status = (await gw.request("GET", "/v1/account", { key: account.key })).status;
+      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status).toBe(401);
+    // The bound: AUTH_CACHE_SECONDS (1 s) plus one read; generous for a loaded CI machine.
+    expect(Date.now() - revokedAt).toBeLessThan(2500);
+  });
+});
