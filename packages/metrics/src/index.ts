@@ -8,3 +8,4 @@ export { RateLimitMetrics, type RateLimitReason } from "./rate-limit";
 export { SchedulerLoopMetrics, OtpSweepMetrics, ReceiptIngestMetrics, counter } from "./loops";
 export { metricValue } from "./read";
 export { parseExposition, sampleValue, type Sample } from "./exposition";
+export { serveClusterMetrics } from "./cluster";

@@ -1,6 +1,7 @@
 import cluster from "node:cluster";
 import { once } from "node:events";
 import type { Logger } from "@sms/logger";
+import { serveClusterMetrics } from "@sms/metrics";
 import { runService } from "@sms/service-runtime";
 import { loadGatewayConfig } from "./config";
 import { startGateway } from "./server";
@@ -17,6 +18,8 @@ runService({
 /** Forks the workers (they share the port), replaces one that dies, and on stop SIGTERMs them all and waits. */
 async function superviseWorkers(count: number, logger: Logger): Promise<{ stop(): Promise<void> }> {
   let stopping = false;
+  // A scrape of /metrics lands on one worker; it asks here for all of them, summed.
+  serveClusterMetrics();
   for (let i = 0; i < count; i++) cluster.fork();
   cluster.on("exit", (worker, code, signal) => {
     if (stopping) return;

@@ -7,7 +7,8 @@ export class GatewayMetrics {
   readonly http: HttpMetrics;
   readonly rateLimits: RateLimitMetrics;
 
-  constructor(registry = new MetricsRegistry()) {
+  /** In cluster mode (GATEWAY_WORKERS > 1) a scrape answers for every worker: see serveClusterMetrics in main.ts. */
+  constructor(registry = new MetricsRegistry({ clusterWide: true })) {
     this.registry = registry;
     this.contentType = registry.contentType;
     this.http = new HttpMetrics(registry);
