@@ -99,7 +99,7 @@ export class SmppServerMetrics {
     });
     this.submits = new Counter({
       name: "sms_smpp_server_submits_total",
-      help: "Customer submit_sm answered: outcome accepted (ESME_ROK), throttled (ESME_RTHROTTLED) or refused (any other error)",
+      help: "Customer submit_sm answered: outcome accepted (ESME_ROK), throttled (refused by the account's request rate or daily quota) or refused (any other error)",
       labelNames: ["outcome"],
       registers,
     });
