@@ -23,7 +23,13 @@ export function runService<C extends { LOG_LEVEL: string }>(definition: ServiceD
     const running: { service?: { stop(): Promise<void> } } = {};
     let stopping = false;
     const shutdown = (signal: string) => {
-      if (stopping) return;
+      if (stopping) {
+        // Ctrl-C under `npm start` brings SIGINT from the terminal and SIGTERM from run-all: a
+        // repeat must not cut the graceful stop short (with process.once the second signal's
+        // default action killed the process mid-stop). The backstop bounds the stop.
+        logger.info("already shutting down", { signal });
+        return;
+      }
       stopping = true;
       logger.info("shutting down", { signal });
       const { shutdownTimeoutMs = 30_000 } = definition;
@@ -41,8 +47,8 @@ export function runService<C extends { LOG_LEVEL: string }>(definition: ServiceD
         },
       );
     };
-    process.once("SIGTERM", () => shutdown("SIGTERM"));
-    process.once("SIGINT", () => shutdown("SIGINT"));
+    process.on("SIGTERM", () => shutdown("SIGTERM"));
+    process.on("SIGINT", () => shutdown("SIGINT"));
     running.service = await definition.start(config, logger);
     if (stopping) {
       stopping = false;
