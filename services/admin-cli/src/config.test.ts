@@ -6,6 +6,7 @@ describe("loadAdminConfig", () => {
     expect(loadAdminConfig({})).toEqual({
       DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/sms",
       GATEWAY_URL: "http://127.0.0.1:3000",
+      DASHBOARD_URL: "http://127.0.0.1:3100",
       SIMULATOR_SMPP_HOST: "127.0.0.1",
       SIMULATOR_SMPP_PORT: 2776,
       REDIS_URL: "redis://127.0.0.1:6379",

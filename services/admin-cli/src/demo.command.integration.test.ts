@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { hashApiKey } from "@sms/auth";
+import { hashApiKey, hashSecretToken } from "@sms/auth";
 import { startCliHarness, type CliHarness } from "./cli-harness";
 
 let cli: CliHarness;
@@ -51,6 +51,19 @@ describe("demo", () => {
     const active = keys.filter((k) => k.revokedAt === null);
     expect(active.map((k) => k.hash)).toEqual([hashApiKey(second.key)]);
     expect(keys.find((k) => k.hash === hashApiKey(firstKey))?.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it("prints a one-time dashboard link for demo@example.com; each run replaces it and keeps one user", async () => {
+    const first = await cli.json<{ account_id: string; dashboard_invite_link: string }>("demo");
+    const second = await cli.json<{ account_id: string; dashboard_invite_link: string }>("demo");
+    expect(first.dashboard_invite_link).toMatch(/^http:\/\/127\.0\.0\.1:3100\/invite\/[A-Za-z0-9_-]{43}$/);
+    expect(second.dashboard_invite_link).not.toBe(first.dashboard_invite_link);
+    const users = await cli.db.prisma.dashboardUser.findMany({ where: { email: "demo@example.com" } });
+    expect(users).toHaveLength(1);
+    expect(users[0]).toMatchObject({
+      accountId: second.account_id,
+      inviteTokenHash: hashSecretToken(second.dashboard_invite_link.split("/").pop()!),
+    });
   });
 
   it("prints a send line that works as printed and a status line", async () => {

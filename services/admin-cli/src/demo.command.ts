@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { PERMISSIONS } from "@sms/auth";
-import { newId } from "@sms/ids";
+import { inviteDashboardUser, PERMISSIONS } from "@sms/auth";
+import { newId, ulid } from "@sms/ids";
 import { createAccount } from "./accounts.command";
 import { issueApiKey } from "./keys.command";
 import { printResult, toNumber, type CliIo } from "./output";
@@ -11,6 +11,8 @@ const DEMO_ACCOUNT = "demo";
 const DEMO_CREDITS = 1000;
 const DEMO_SENDER = "DEMO";
 const DEMO_KEY_NAME = "demo-start";
+/** Who signs in to the demo account's dashboard. */
+const DEMO_DASHBOARD_EMAIL = "demo@example.com";
 /** Serialises concurrent `demo` runs (two starts at once would otherwise create two demo accounts). */
 const DEMO_LOCK_KEY = 7_431_002;
 
@@ -44,6 +46,8 @@ export interface DemoSetup {
   revokedKeys: number;
   carrier: { id: string; host: string; port: number; enabled: boolean; change: CarrierChange };
   isNewRoute: boolean;
+  /** A one-time link where the demo person chooses a password for the dashboard. */
+  dashboardLink: string;
 }
 
 /**
@@ -109,7 +113,14 @@ export async function prepareDemo(io: CliIo): Promise<DemoSetup> {
     });
     const carrier = await ensureSimulatorCarrier(tx, io.simulatorSmpp);
     const isNewRoute = await ensureSimulatorRoute(tx);
+    // A fresh one-time link on every start: the demo person keeps their password, if set.
+    const invite = await inviteDashboardUser(tx, {
+      newUserId: `usr_${ulid()}`,
+      accountId: account.id,
+      email: DEMO_DASHBOARD_EMAIL,
+    });
     return {
+      dashboardLink: `${io.dashboardUrl.replace(/\/+$/, "")}/invite/${invite.token}`,
       accountId: account.id,
       balance: account.balance,
       isNewAccount,
@@ -165,6 +176,8 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
           created_route: demo.isNewRoute,
           curl_send: curl.send,
           curl_status: curl.status,
+          dashboard_email: DEMO_DASHBOARD_EMAIL,
+          dashboard_invite_link: demo.dashboardLink,
         },
         lines: [
           `Demo account ${demo.accountId} (${demo.isNewAccount ? "created" : "existing"}, ${demo.balance} credits, sender id ${DEMO_SENDER})`,
@@ -180,6 +193,8 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
           curl.send,
           "Then fetch its status with the message_id from the reply:",
           curl.status,
+          `Dashboard: open this one-time link to set up the sign-in of ${DEMO_DASHBOARD_EMAIL}:`,
+          demo.dashboardLink,
         ],
       });
     });
