@@ -75,7 +75,7 @@ export function buildApp(deps: GatewayDeps): express.Express {
     }),
   );
   app.use(raiseBodyError);
-  app.use(idempotency(deps.prisma, deps.config.IDEMPOTENCY_TTL_HOURS));
+  app.use(idempotency(deps.pool, deps.config.IDEMPOTENCY_TTL_HOURS));
   app.use(sendRoutes(deps.acceptor));
   app.use(otpRoutes(deps.otp));
   app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));
