@@ -52,7 +52,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (gateway) await terminate(gateway);
+  if (gateway) await terminate(gateway, port);
   await db?.close();
   await world?.destroy();
 });
