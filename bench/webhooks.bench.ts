@@ -162,7 +162,9 @@ async function main(): Promise<void> {
           PORT: port,
           WEBHOOK_ALLOW_LOOPBACK: "true",
           WEBHOOK_ALLOW_HTTP: "true",
-          WEBHOOK_ENDPOINT_CONCURRENCY: "200",
+          // Room for every process's 200 attempts (WEBHOOK_CONCURRENCY): at the cap, jobs would
+          // wait ~2 s in BullMQ's delayed set and come back, work that is not delivery.
+          WEBHOOK_ENDPOINT_CONCURRENCY: String(200 * PROCESSES),
         },
         `http://127.0.0.1:${port}/readyz`,
       ),
