@@ -50,8 +50,19 @@ export interface VerifyResult {
 
 const notFound = () => new ApiError("NOT_FOUND", "No OTP with this otp_id exists for this account.");
 
+/** OTPs whose phone this process remembers (~60 bytes each): the most recent, oldest out first. */
+const KNOWN_PHONES = 100_000;
+
 /** Sends and verifies OTPs for the gateway: synchronous answers, the SMS through the normal pipeline. */
 export class OtpService {
+  /**
+   * otp id → phone of OTPs this process sent or read. The HMAC of a guess is bound to the
+   * phone, so without it a verify must read the OTP first; with it, the counting UPDATE alone
+   * decides (one statement instead of two). An id's phone never changes, and the UPDATE still
+   * matches on the account, so a remembered phone decides nothing the database would not.
+   */
+  private readonly phones = new Map<string, string>();
+
   constructor(
     private readonly deps: { pool: pg.Pool; acceptor: MessageAcceptor; limiter: SendLimiter; box: SecretBox },
     private readonly options: OtpOptions,
@@ -95,6 +106,7 @@ export class OtpService {
           expiresAt,
         },
       );
+      this.remember(otpId, phone);
       return {
         otp_id: otpId,
         status: "pending" as const,
@@ -115,22 +127,34 @@ export class OtpService {
   /** Checks one code: 200 for a checked code (right or wrong), an ApiError for an OTP not open to guesses. */
   async verify(accountId: string, otpId: string, code: string): Promise<VerifyResult> {
     if (!isId("otp", otpId)) throw notFound();
-    const otp = await findOtp(this.deps.pool, accountId, otpId);
-    if (!otp) throw notFound();
-    if (effectiveStatus(otp) !== "pending") throw closedError(otp);
-    const codeHmac = hashCode(this.options.hmacSecret, otp.id, otp.phone, code);
-    const checked = await checkCode(this.deps.pool, accountId, otp.id, codeHmac, crypto.randomBytes(32));
+    const knownPhone = this.phones.get(otpId);
+    if (knownPhone === undefined) {
+      const otp = await findOtp(this.deps.pool, accountId, otpId);
+      if (!otp) throw notFound();
+      this.remember(otp.id, otp.phone);
+      if (effectiveStatus(otp) !== "pending") throw closedError(otp);
+    }
+    const phone = knownPhone ?? this.phones.get(otpId)!;
+    const codeHmac = hashCode(this.options.hmacSecret, otpId, phone, code);
+    const checked = await checkCode(this.deps.pool, accountId, otpId, codeHmac, crypto.randomBytes(32));
     if (!checked) {
-      // Another request closed it between the read and the guess (or it just expired).
+      // Not open to guesses (any more): closed, expired, or another request closed it since; or,
+      // with a remembered phone, not this account's. Read it for the precise answer.
       const now = await findOtp(this.deps.pool, accountId, otpId);
-      throw closedError(now ?? otp);
+      if (!now) throw notFound();
+      throw closedError(now);
     }
     return {
-      otp_id: otp.id,
+      otp_id: otpId,
       verified: checked.status === "verified",
       status: checked.status,
       attempts_remaining: Math.max(0, checked.maxAttempts - checked.attempts),
     };
+  }
+
+  private remember(otpId: string, phone: string): void {
+    if (this.phones.size >= KNOWN_PHONES) this.phones.delete(this.phones.keys().next().value!);
+    this.phones.set(otpId, phone);
   }
 
   /** The status of an OTP, never its code. */
