@@ -35,13 +35,17 @@ export function runService<C extends { LOG_LEVEL: string }>(definition: ServiceD
       const { shutdownTimeoutMs = 30_000 } = definition;
       const backstop =
         typeof shutdownTimeoutMs === "function" ? shutdownTimeoutMs(config) : shutdownTimeoutMs;
-      setTimeout(() => process.exit(1), backstop).unref();
+      const timer = setTimeout(() => process.exit(1), backstop).unref();
       // A signal during start-up (an orchestrator may send one any time) stops the service
       // as soon as it has started, instead of killing it half-way with the default action.
       if (!running.service) return;
       running.service.stop().then(
-        () => process.exit(0),
+        () => {
+          clearTimeout(timer);
+          process.exit(0);
+        },
         (error: unknown) => {
+          clearTimeout(timer);
           logger.error("shutdown failed", { error });
           process.exit(1);
         },
