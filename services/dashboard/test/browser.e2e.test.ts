@@ -5,6 +5,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { hashPassword } from "@sms/auth";
 import { waitFor } from "@sms/testing";
 import { startReceiver, type Receiver } from "../../webhook-delivery/test/receiver";
+import { FIND_LOW_CONTRAST } from "./contrast";
 import { startTestDashboard, type TestAccount, type TestDashboard } from "./harness";
 import { startPlatform, type Platform } from "./pipeline";
 
@@ -202,6 +203,29 @@ it("is usable by keyboard: the first Tab reaches the skip link, focus is visible
   expect(await page.evaluate("document.activeElement.textContent")).toBe("Skip to content");
   const outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle");
   expect(outline).toBe("solid");
+});
+
+it("meets WCAG AA text contrast on every page", async () => {
+  const pages = [
+    "/",
+    "/messages",
+    `/messages/${messageId}`,
+    "/otps",
+    "/settings/api-keys",
+    "/settings/webhook",
+    "/settings/smpp",
+  ];
+  for (const pagePath of pages) {
+    await page.goto(`${t.url}${pagePath}`);
+    expect({ pagePath, failures: await page.evaluate(FIND_LOW_CONTRAST) }).toEqual({
+      pagePath,
+      failures: [],
+    });
+  }
+  const anonymous = await browser.newPage();
+  await anonymous.goto(`${t.url}/sign-in`);
+  expect(await anonymous.evaluate(FIND_LOW_CONTRAST)).toEqual([]);
+  await anonymous.close();
 });
 
 it("refuses a form whose CSRF token was tampered with", async () => {
