@@ -22,6 +22,7 @@ export function runService<C extends { LOG_LEVEL: string }>(definition: ServiceD
     const logger = createLogger(definition.name, config.LOG_LEVEL);
     const running: { service?: { stop(): Promise<void> } } = {};
     let stopping = false;
+    let backstop: NodeJS.Timeout | undefined;
     const shutdown = (signal: string) => {
       if (stopping) {
         // Ctrl-C under `npm start` brings SIGINT from the terminal and SIGTERM from run-all: a
@@ -33,19 +34,20 @@ export function runService<C extends { LOG_LEVEL: string }>(definition: ServiceD
       stopping = true;
       logger.info("shutting down", { signal });
       const { shutdownTimeoutMs = 30_000 } = definition;
-      const backstop =
+      const backstopMs =
         typeof shutdownTimeoutMs === "function" ? shutdownTimeoutMs(config) : shutdownTimeoutMs;
-      const timer = setTimeout(() => process.exit(1), backstop).unref();
+      // Counted from the first signal, also when it came during start-up.
+      backstop ??= setTimeout(() => process.exit(1), backstopMs).unref();
       // A signal during start-up (an orchestrator may send one any time) stops the service
       // as soon as it has started, instead of killing it half-way with the default action.
       if (!running.service) return;
       running.service.stop().then(
         () => {
-          clearTimeout(timer);
+          clearTimeout(backstop);
           process.exit(0);
         },
         (error: unknown) => {
-          clearTimeout(timer);
+          clearTimeout(backstop);
           logger.error("shutdown failed", { error });
           process.exit(1);
         },
