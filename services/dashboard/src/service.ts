@@ -4,11 +4,12 @@ import type { Logger } from "@sms/logger";
 import { createWebhookDeliverProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
-import { settlesWithin } from "@sms/service-runtime";
+import { settlesWithin, startLoop } from "@sms/service-runtime";
 import { WebhookEndpoints } from "@sms/webhook-endpoints";
 import { createWebhookSender } from "@sms/webhook-sender";
 import { buildApp } from "./app";
 import type { DashboardConfig } from "./config";
+import { purgeExpired } from "./security/housekeeping";
 import { SessionStore } from "./security/sessions";
 
 export interface RunningDashboard {
@@ -57,10 +58,21 @@ export async function startDashboard(config: DashboardConfig, logger: Logger): P
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
   logger.info("dashboard listening", { port });
+  const housekeeping = startLoop({
+    name: "dashboard housekeeping",
+    intervalMs: 10 * 60_000,
+    logger,
+    tick: async () => {
+      const purged = await purgeExpired(db.prisma);
+      if (purged.sessions + purged.attempts > 0)
+        logger.info("purged expired sessions and old sign-in attempts", purged);
+    },
+  });
 
   let stopped: Promise<void> | null = null;
   const stop = async () => {
     shuttingDown = true;
+    await housekeeping.stop();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     if (!(await settlesWithin(closed, config.SHUTDOWN_TIMEOUT_MS))) {

@@ -1,5 +1,6 @@
-import { inviteDashboardUser } from "@sms/auth";
+import { hashSecretToken, inviteDashboardUser } from "@sms/auth";
 import { ulid } from "@sms/ids";
+import { purgeExpired } from "../src/security/housekeeping";
 import { Client, csrfOf, startTestDashboard, type TestAccount, type TestDashboard } from "./harness";
 
 let t: TestDashboard;
@@ -238,5 +239,29 @@ describe("secure cookies (the default outside local use)", () => {
       await secure.dashboard.stop();
       await secure.db.close();
     }
+  });
+});
+
+describe("housekeeping", () => {
+  it("purges expired sessions and sign-in attempts older than a day, and nothing else", async () => {
+    const client = new Client(t.url);
+    await client.signIn(acme);
+    await new Client(t.url).signIn({ email: "sprayed@example.com", password: "x" });
+    await t.db.pool.query(
+      "UPDATE dashboard_login_attempts SET at = now() - interval '25 hours' WHERE email = 'sprayed@example.com'",
+    );
+    const expired = new Client(t.url);
+    await expired.signIn(acme);
+    await t.db.pool.query(
+      "UPDATE dashboard_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = $1",
+      [hashSecretToken(expired.cookies.get("sms_session")!)],
+    );
+    const purged = await purgeExpired(t.db.prisma);
+    expect(purged.attempts).toBeGreaterThanOrEqual(1);
+    expect(purged.sessions).toBeGreaterThanOrEqual(1);
+    expect(await t.db.prisma.dashboardLoginAttempt.count({ where: { email: "sprayed@example.com" } })).toBe(
+      0,
+    );
+    expect((await client.get("/")).status).toBe(200);
   });
 });
