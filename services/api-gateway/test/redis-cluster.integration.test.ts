@@ -3,7 +3,6 @@ import type { AddressInfo } from "node:net";
 import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
 import { loadDispatcherConfig } from "@sms/dispatcher/src/config";
 import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher/src/dispatcher";
-import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
@@ -64,7 +63,7 @@ describe("the pipeline on a Redis Cluster", () => {
         submitsPerSecond: 10000,
       },
     });
-    await gw.db.prisma.route.create({ data: { id: newId("rte"), prefix: "+", carrierId: "sim" } });
+    await gw.db.prisma.route.create({ data: { id: "rte_all", prefix: "+", carrierId: "sim" } });
     const env = { ...world.env, PORT: "0", HOST: "127.0.0.1" };
     dispatcher = await startDispatcher(loadDispatcherConfig({ ...env, CARRIER_REFRESH_MS: "200" }), logger);
     dlr = await startDlrIngest(loadDlrIngestConfig({ ...env, CARRIER_REFRESH_MS: "200" }), logger);
