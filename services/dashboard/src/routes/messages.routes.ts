@@ -1,6 +1,7 @@
 import { Router } from "express";
 import { parseMessageFilters } from "../data/message-filters";
-import { findMessage, listOtps, searchMessages } from "../data/messages";
+import { findMessage, searchMessages } from "../data/messages";
+import { listOtps } from "../data/otps";
 import type { DashboardDeps } from "../deps";
 import { NotFoundError, sendPage, sessionOf } from "../http";
 import { pageSize } from "../pagination";

@@ -1,5 +1,5 @@
-import type { MessageDetail, MessageRow, OtpRow } from "../data/messages";
-import { otpStatus } from "../data/messages";
+import type { MessageDetail, MessageRow } from "../data/messages";
+import { otpStatus, type OtpRow } from "../data/otps";
 import { MESSAGE_STATUSES, type ParsedFilters } from "../data/message-filters";
 import type { Page } from "../pagination";
 import type { DashboardSession } from "../security/sessions";
