@@ -46,23 +46,21 @@ export async function startRedisCluster(masters = 3): Promise<TestRedisCluster> 
   };
   try {
     for (const [i, port] of clientPorts.entries()) {
-      const server = spawn(
-        "redis-server",
-        [
-          "--port", String(port),
-          "--cluster-port", String(busPorts[i]),
-          "--bind", "127.0.0.1",
-          "--cluster-enabled", "yes",
-          "--cluster-config-file", `nodes-${port}.conf`,
-          "--cluster-node-timeout", "5000",
-          "--dir", dir,
-          "--save", "",
-          "--appendonly", "no",
-          "--daemonize", "no",
-          "--logfile", `redis-${port}.log`,
-        ],
-        { stdio: "ignore" },
-      ); // prettier-ignore
+      const settings: Record<string, string> = {
+        port: String(port),
+        "cluster-port": String(busPorts[i]),
+        bind: "127.0.0.1",
+        "cluster-enabled": "yes",
+        "cluster-config-file": `nodes-${port}.conf`,
+        "cluster-node-timeout": "5000",
+        dir,
+        save: "",
+        appendonly: "no",
+        daemonize: "no",
+        logfile: `redis-${port}.log`,
+      };
+      const args = Object.entries(settings).flatMap(([name, value]) => [`--${name}`, value]);
+      const server = spawn("redis-server", args, { stdio: "ignore" });
       servers.push(server);
       // A test that dies before stop() must not leave its servers running.
       process.once("exit", () => server.kill("SIGKILL"));
