@@ -63,7 +63,9 @@ export async function startRedisCluster(masters = 3): Promise<TestRedisCluster> 
       const server = spawn("redis-server", args, { stdio: "ignore" });
       servers.push(server);
       // A test that dies before stop() must not leave its servers running.
-      process.once("exit", () => server.kill("SIGKILL"));
+      const killOnExit = () => server.kill("SIGKILL");
+      process.once("exit", killOnExit);
+      server.once("exit", () => process.off("exit", killOnExit));
     }
     for (const port of clientPorts)
       await waitFor(() => cli(port, "PING").then((reply) => reply === "PONG"), {

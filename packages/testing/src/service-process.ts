@@ -53,7 +53,9 @@ export function startServiceProcess(name: string, env: Record<string, string>): 
     stdio: ["ignore", process.env.SERVICE_LOGS ? "inherit" : "ignore", "pipe"],
   });
   // A test that dies before its clean-up must not leave the service running.
-  process.once("exit", () => child.kill("SIGKILL"));
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.once("exit", () => process.off("exit", killOnExit));
   let stderr = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (chunk: string) => {
