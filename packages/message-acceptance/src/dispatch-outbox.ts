@@ -15,7 +15,7 @@ export interface DispatchOutboxOptions {
   isQueueReachable?: () => Promise<boolean>;
   /**
    * How long the ids of enqueued messages wait to have their outbox rows deleted together,
-   * ms; well under staleAfterMs, so the relay does not see them. @defaultValue 200
+   * ms; at most a quarter of staleAfterMs, so the relay does not see them. @defaultValue 200
    */
   deleteDelayMs?: number;
 }
@@ -52,7 +52,8 @@ export class DispatchOutbox {
     this.chunkSize = options.chunkSize ?? 1000;
     this.staleAfterMs = options.staleAfterMs ?? 10_000;
     this.isQueueReachable = options.isQueueReachable ?? (async () => true);
-    this.deleteDelayMs = options.deleteDelayMs ?? 200;
+    // A quarter of the stale age at most: the relay must not take rows whose DELETE is only waiting.
+    this.deleteDelayMs = Math.min(options.deleteDelayMs ?? 200, Math.floor(this.staleAfterMs / 4));
   }
 
   /** Fast path: enqueue these committed message ids soon, in bulk. */
