@@ -191,6 +191,25 @@ it("shows the overview, OTPs, webhook attempts and SMPP pages", async () => {
   await shot(page, "09-webhook-attempts");
   await page.getByRole("link", { name: "SMPP & sender ids" }).click();
   expect(await page.locator("dd code").first().textContent()).toBe("acme01");
+  // Destructive actions ask first where scripts run: dismissing changes nothing, accepting resets.
+  const before = await t.db.prisma.smppCredential.findUniqueOrThrow({ where: { accountId: acme.accountId } });
+  const asked = new Promise<string>((resolve) =>
+    page.once("dialog", (dialog) => {
+      resolve(dialog.message());
+      void dialog.dismiss();
+    }),
+  );
+  await page.getByRole("button", { name: "Reset SMPP password" }).click();
+  expect(await asked).toContain("Reset the SMPP password?");
+  expect(await page.locator("#secret-value").count()).toBe(0);
+  expect(
+    (await t.db.prisma.smppCredential.findUniqueOrThrow({ where: { accountId: acme.accountId } }))
+      .passwordHash,
+  ).toBe(before.passwordHash);
+  page.once("dialog", (dialog) => {
+    expect(dialog.message()).toContain("Reset the SMPP password?");
+    void dialog.accept();
+  });
   await page.getByRole("button", { name: "Reset SMPP password" }).click();
   expect((await page.locator("#secret-value").textContent())!.trim()).toMatch(/^[A-Za-z0-9]{8}$/);
   await shot(page, "10-smpp");

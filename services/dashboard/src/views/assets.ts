@@ -108,9 +108,13 @@ details summary{cursor:pointer;font-weight:600;margin:.5rem 0}
 .table-wrap td[data-label=""]{display:block}}
 `;
 
-/** Progressive enhancement only: a copy button next to secrets. Everything works without it. */
+/** Progressive enhancement only: a copy button next to secrets, a confirmation before destructive actions. Everything works without it. */
 export const SCRIPT = `
 document.documentElement.classList.add("js");
+document.addEventListener("submit", function (event) {
+  var question = event.target.getAttribute && event.target.getAttribute("data-confirm");
+  if (question && !window.confirm(question)) event.preventDefault();
+});
 document.addEventListener("click", function (event) {
   var button = event.target.closest ? event.target.closest("[data-copy]") : null;
   if (!button) return;

@@ -98,8 +98,15 @@ export function actionButton(options: {
   variant?: "primary" | "secondary" | "danger";
   hidden?: Record<string, string>;
   describedBy?: string;
+  /** Asked before a destructive action where scripts run (the form works without). */
+  confirm?: string;
 }): Html {
-  return html`<form method="post" action="${options.action}" class="inline-form">
+  return html`<form
+    method="post"
+    action="${options.action}"
+    class="inline-form"
+    ${options.confirm ? html` data-confirm="${options.confirm}"` : ""}
+  >
     ${csrfInput(options.csrf)}
     ${Object.entries(options.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
     <button

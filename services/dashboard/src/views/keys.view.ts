@@ -96,6 +96,7 @@ ${options.revoked ? notice("success", html`Key <code>${options.revoked}</code> i
             label: `Revoke ${k.name}`,
             csrf: session.csrfToken,
             variant: "danger",
+            confirm: `Revoke the key "${k.name}"? Requests with it will be refused within seconds.`,
           }),
     ]),
     "No keys yet: create one above.",

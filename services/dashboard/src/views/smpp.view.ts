@@ -59,7 +59,7 @@ export function smppPage(options: {
                   type and address are known only to the server it is on.
                 </p>
                 <div class="actions">
-                  ${actionButton({ action: "/settings/smpp/reset-password", label: "Reset SMPP password", csrf: session.csrfToken, variant: "danger" })}
+                  ${actionButton({ action: "/settings/smpp/reset-password", label: "Reset SMPP password", csrf: session.csrfToken, variant: "danger", confirm: "Reset the SMPP password? New binds with the old one are refused from now on." })}
                 </div>`
             : html`<p>
                 Your account has no SMPP access. SMPP is set up during technical onboarding: contact support
