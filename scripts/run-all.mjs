@@ -17,6 +17,8 @@ const ALL = [
   "webhook-delivery",
   "otp",
   "smpp-server",
+  "dashboard",
+  "ops-console",
 ];
 const wanted = process.env.SERVICES ? process.env.SERVICES.split(",") : ALL;
 // Every service reads PORT (one per container in production); here each gets its own.
@@ -30,6 +32,8 @@ const PORTS = {
   otp: "3050",
   "smpp-server": "3060",
   "carrier-simulator": "3070",
+  dashboard: "3100",
+  "ops-console": "3090",
 };
 const services = wanted.filter((name) => existsSync(path.join(root, "services", name, "dist", "main.js")));
 
