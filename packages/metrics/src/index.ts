@@ -1,7 +1,14 @@
 export { MetricsRegistry, METRIC_PREFIX } from "./registry";
 export { HttpMetrics, NO_ROUTE, CLIENT_CLOSED } from "./http";
 export { QueueMetrics, QUEUE_STATES, type ObservableWorker, type JobCountsSource } from "./queues";
-export { MessageStatusMetrics, MessageFlowMetrics, OPEN_STATUSES, type RelayedBatch } from "./messages";
+export {
+  OutboxMetrics,
+  OUTBOX_COUNT_CAP,
+  MessageStatusMetrics,
+  MessageFlowMetrics,
+  OPEN_STATUSES,
+  type RelayedBatch,
+} from "./messages";
 export { SmppMetrics, SmppServerMetrics, type CarrierBindsReading } from "./smpp";
 export { WebhookMetrics, type WebhookAttemptResult } from "./webhooks";
 export { RateLimitMetrics, type RateLimitReason } from "./rate-limit";

@@ -65,6 +65,7 @@ export interface RelayedBatch {
 export class MessageFlowMetrics {
   readonly statusChanges: Counter<"status">;
   readonly published: Counter<"kind">;
+  readonly passes: Counter;
 
   constructor(metrics: MetricsRegistry) {
     const registers = [metrics.registry];
@@ -80,14 +81,71 @@ export class MessageFlowMetrics {
       labelNames: ["kind"],
       registers,
     });
+    this.passes = new Counter({
+      name: "sms_event_relay_passes_total",
+      help: "Event relay passes that completed (with or without events): a relay that stopped passing is stuck or failing",
+      registers,
+    });
   }
 
   /** Counts one relay pass. */
   record(batch: RelayedBatch): void {
+    this.passes.inc();
     if (batch.events === 0) return;
     for (const [status, count] of Object.entries(batch.statuses)) this.statusChanges.inc({ status }, count);
     this.published.inc({ kind: "event" }, batch.events);
     if (batch.webhooks > 0) this.published.inc({ kind: "webhook_delivery" }, batch.webhooks);
     if (batch.smppReceipts > 0) this.published.inc({ kind: "smpp_receipt" }, batch.smppReceipts);
+  }
+}
+
+/** Counting stops here: enough for a scaler or an alert, and a scrape stays cheap during an outage's backlog. */
+export const OUTBOX_COUNT_CAP = 100_000;
+
+const COUNT_PENDING_EVENTS = `
+SELECT count(*)::int AS n FROM (SELECT 1 FROM outbox_events WHERE published_at IS NULL LIMIT ${OUTBOX_COUNT_CAP}) AS pending`;
+const OLDEST_PENDING_EVENT = `
+SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM outbox_events WHERE published_at IS NULL`;
+
+/**
+ * The event relay's backlog, read from PostgreSQL at scrape time (a platform-wide figure):
+ * status changes not yet turned into webhook deliveries and SMPP receipts. Both reads
+ * walk the (published_at, created_at) index: the age reads its first entry, the count at
+ * most OUTBOX_COUNT_CAP entries.
+ */
+export class OutboxMetrics {
+  readonly pending: Gauge;
+  readonly oldestAge: Gauge;
+
+  constructor(metrics: MetricsRegistry, pool: Queryable) {
+    const registers = [metrics.registry];
+    this.pending = new Gauge({
+      name: "sms_outbox_pending_events",
+      help: `Status-change events not yet published by the event relay (counted up to ${OUTBOX_COUNT_CAP}), read from PostgreSQL at scrape time: aggregate replicas with max`,
+      registers,
+      async collect() {
+        this.reset();
+        const { rows } = await withinScrapeBudget(pool.query<{ n: number }>(COUNT_PENDING_EVENTS)).catch(
+          () => ({
+            rows: null,
+          }),
+        );
+        if (rows?.[0]) this.set(rows[0].n);
+      },
+    });
+    this.oldestAge = new Gauge({
+      name: "sms_outbox_oldest_pending_age_seconds",
+      help: "Age of the oldest status-change event the relay has not published (0 when none): how late webhooks and SMPP receipts are",
+      registers,
+      async collect() {
+        this.reset();
+        const { rows } = await withinScrapeBudget(pool.query<{ age: number }>(OLDEST_PENDING_EVENT)).catch(
+          () => ({
+            rows: null,
+          }),
+        );
+        if (rows?.[0]) this.set(rows[0].age);
+      },
+    });
   }
 }

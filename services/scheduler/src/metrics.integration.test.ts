@@ -46,6 +46,28 @@ describe("scheduler /metrics (real PostgreSQL, Redis, HTTP)", () => {
     expect(sampleValue(after, "sms_messages_open", { status: "sent" })).toBe(2);
   });
 
+  it("reports the event relay's backlog: events not yet published and the age of the oldest", async () => {
+    // The relay's first pass finds nothing, then it sleeps a minute: the events below wait.
+    const scheduler = await h.start({ EVENT_RELAY_IDLE_MS: "60000" });
+    const scrape = async () => (await fetch(`http://127.0.0.1:${scheduler.port}/metrics`)).text();
+    await waitFor(async () => sampleValue(await scrape(), "sms_event_relay_passes_total") === 1, {
+      what: "the relay's first pass",
+    });
+    expect(sampleValue(await scrape(), "sms_outbox_pending_events")).toBe(0);
+    expect(sampleValue(await scrape(), "sms_outbox_oldest_pending_age_seconds")).toBe(0);
+    const [messageId] = await h.insertScheduled(new Date(Date.now() + 86_400_000));
+    await h.db.pool.query(
+      `INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload, created_at)
+       SELECT 'evt_backlog_' || n, $1, $2, 'message.queued', n, '{"status":"queued"}', now() - interval '30 seconds'
+       FROM generate_series(1, 3) AS n`,
+      [h.accountId, messageId],
+    );
+    const text = await scrape();
+    expect(sampleValue(text, "sms_outbox_pending_events")).toBe(3);
+    expect(sampleValue(text, "sms_outbox_oldest_pending_age_seconds")).toBeGreaterThanOrEqual(30);
+    expect(sampleValue(text, "sms_outbox_oldest_pending_age_seconds")).toBeLessThan(60);
+  });
+
   it("serves the process metrics under the sms_ prefix, and every metric has it", async () => {
     const scheduler = await h.start();
     const response = await fetch(`http://127.0.0.1:${scheduler.port}/metrics`);

@@ -1,6 +1,7 @@
 import {
   MessageFlowMetrics,
   MessageStatusMetrics,
+  OutboxMetrics,
   MetricsRegistry,
   SchedulerLoopMetrics,
 } from "@sms/metrics";
@@ -11,11 +12,13 @@ export class SchedulerMetrics extends SchedulerLoopMetrics {
   readonly registry: MetricsRegistry;
   readonly messages: MessageStatusMetrics;
   readonly flow: MessageFlowMetrics;
+  readonly outbox: OutboxMetrics;
 
   constructor(pool: pg.Pool, registry = new MetricsRegistry()) {
     super(registry);
     this.registry = registry;
     this.messages = new MessageStatusMetrics(registry, pool);
     this.flow = new MessageFlowMetrics(registry);
+    this.outbox = new OutboxMetrics(registry, pool);
   }
 }
