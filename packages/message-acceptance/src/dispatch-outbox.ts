@@ -18,6 +18,8 @@ export interface DispatchOutboxOptions {
    * ms; at most a quarter of staleAfterMs, so the relay does not see them. @defaultValue 200
    */
   deleteDelayMs?: number;
+  /** How long a hand-off waits for more to enqueue together, ms. @defaultValue 5 */
+  lingerMs?: number;
 }
 
 /**
@@ -40,6 +42,7 @@ export class DispatchOutbox {
   private readonly staleAfterMs: number;
   private readonly isQueueReachable: () => Promise<boolean>;
   private readonly deleteDelayMs: number;
+  private readonly lingerMs: number;
   private enqueued: string[] = [];
   private deleteTimer: NodeJS.Timeout | null = null;
 
@@ -53,15 +56,20 @@ export class DispatchOutbox {
     this.staleAfterMs = options.staleAfterMs ?? 10_000;
     this.isQueueReachable = options.isQueueReachable ?? (async () => true);
     // A quarter of the stale age at most: the relay must not take rows whose DELETE is only waiting.
+    this.lingerMs = options.lingerMs ?? 5;
     this.deleteDelayMs = Math.min(options.deleteDelayMs ?? 200, Math.floor(this.staleAfterMs / 4));
   }
 
   /** Fast path: enqueue these committed message ids soon, in bulk. */
   handOff(messageIds: string[]): void {
     for (const id of messageIds) this.buffer.push(id);
-    this.draining ??= this.drain().finally(() => {
-      this.draining = null;
-    });
+    // A few ms first: the hand-offs of the acceptance flushes meanwhile share one BullMQ call
+    // (one pipeline write). Nobody waits on it: the answer to the customer went out at commit.
+    this.draining ??= new Promise((resolve) => setTimeout(resolve, this.lingerMs))
+      .then(() => this.drain())
+      .finally(() => {
+        this.draining = null;
+      });
   }
 
   /** Resolves when everything handed off so far has been tried, and the rows of what was enqueued deleted. */
