@@ -1,7 +1,7 @@
 export * from "./api-keys";
 export { issueApiKey, revokeApiKey, type IssuedApiKey } from "./api-key-store";
 export { createApiKeyDirectory, type ApiKeyDirectory, type AuthContext } from "./api-key-directory";
-export { hashPassword, verifyPassword, decoyPasswordHash } from "./passwords";
+export { hashPassword, verifyPassword, decoyPasswordHash } from "@sms/passwords";
 export * from "./smpp-passwords";
 export { resetSmppPassword } from "./smpp-credentials";
 export {

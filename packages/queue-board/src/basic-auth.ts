@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type { RequestHandler } from "express";
-import { verifyPassword } from "./password-hash";
+import { verifyPassword } from "@sms/passwords";
 
 export interface BasicAuthOptions {
   user: string;

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import { healthRoutes } from "@sms/health";
+import { HttpMetrics, MetricsRegistry } from "@sms/metrics";
 import type { DashboardDeps } from "./deps";
 import { NotFoundError, sendPage } from "./http";
 import { cookieNames, parseCookies } from "./security/cookies";
@@ -35,6 +36,8 @@ export function buildApp(deps: DashboardDeps): express.Express {
   app.set("trust proxy", config.TRUST_PROXY_HOPS);
   app.set("query parser", "simple");
 
+  const metrics = new MetricsRegistry();
+  app.use(new HttpMetrics(metrics).middleware());
   app.use(
     healthRoutes(
       {
@@ -42,6 +45,7 @@ export function buildApp(deps: DashboardDeps): express.Express {
         redis: async () => void (await deps.redis.ping()),
       },
       deps.isShuttingDown,
+      metrics,
     ),
   );
 

@@ -21,6 +21,13 @@ describe("health", () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: "ready", checks: { postgres: "ok", redis: "ok" } });
   });
+
+  it("serves Prometheus metrics: page latency by route pattern, never the raw URL", async () => {
+    await new Client(t.url).get("/sign-in?next=%2Fotps");
+    const text = await (await fetch(`${t.url}/metrics`)).text();
+    expect(text).toMatch(/sms_http_request_duration_seconds_count\{[^}]*route="\/sign-in"[^}]*\} [1-9]/);
+    expect(text).not.toContain("next=");
+  });
 });
 
 describe("sign-in", () => {

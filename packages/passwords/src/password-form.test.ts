@@ -1,6 +1,6 @@
-import { hashPassword, isPasswordHash, verifyPassword } from "./password-hash";
+import { hashPassword, isPasswordHash, verifyPassword } from ".";
 
-describe("operator password hashes", () => {
+describe("password hashes: form and verification", () => {
   it("verifies the password it hashed and nothing else; each hash has its own salt", async () => {
     const hash = await hashPassword("correct horse battery staple");
     expect(isPasswordHash(hash)).toBe(true);
