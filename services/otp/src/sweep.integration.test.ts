@@ -1,6 +1,7 @@
 import { waitFor } from "@sms/testing";
 import { createHarness, STARTING_BALANCE, type Harness } from "../test/harness";
 import { metricValue } from "@sms/metrics";
+import { failUnsendableOtpMessages } from "./unsendable";
 
 // No dispatcher runs here: every OTP SMS stays queued, as in a carrier outage.
 describe("otp service sweep (real PostgreSQL and Redis)", () => {
@@ -87,6 +88,39 @@ describe("otp service sweep (real PostgreSQL and Redis)", () => {
     const service = await h.start();
     await waitFor(async () => (await h.otpStatus(otpId)) === "expired", { what: "the OTP expired" });
     await waitFor(async () => (await metricValue(service.metrics.sweeps)) >= 3, { what: "more sweeps" });
+    expect((await h.message(messageId)).status).toBe("queued");
+  });
+
+  it("never fails an SMS the dispatcher marked for sending while the sweep waited for its lock", async () => {
+    const { otpId, messageId } = await h.send("+14155550107");
+    await h.expireNow(otpId);
+    // The dispatcher's mark: a share lock on the still-queued message, the segment
+    // `submitting`, not yet committed when the sweep reads its candidates.
+    const dispatcher = await h.db.pool.connect();
+    try {
+      await dispatcher.query("BEGIN");
+      await dispatcher.query("SELECT 1 FROM messages WHERE id = $1 AND status = 'queued' FOR SHARE", [
+        messageId,
+      ]);
+      await dispatcher.query(
+        "INSERT INTO message_segments (message_id, seq, status, attempts) VALUES ($1, 1, 'submitting', 1)",
+        [messageId],
+      );
+      const sweep = failUnsendableOtpMessages(h.db.pool, 10);
+      await waitFor(
+        async () =>
+          (
+            await h.db.pool.query(
+              "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF m%'",
+            )
+          ).rowCount! >= 1,
+        { what: "the sweep waiting for the message's lock" },
+      );
+      await dispatcher.query("COMMIT");
+      expect(await sweep).toEqual([]);
+    } finally {
+      dispatcher.release();
+    }
     expect((await h.message(messageId)).status).toBe("queued");
   });
 

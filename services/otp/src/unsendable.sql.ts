@@ -15,13 +15,17 @@ ORDER BY o.expires_at, m.id
 LIMIT $1`;
 
 /**
- * Run under the message's row lock, just before the transition: the dispatcher may have
- * put a segment on the wire since the candidates were read.
+ * The message's row lock, taken before anything is checked: the dispatcher marks a
+ * segment `submitting` only while it holds a share lock on its still-queued message, so
+ * from here on it either has already marked (seen by NOTHING_REACHED_CARRIER, a later
+ * statement with a fresh snapshot) or will find the message failed and send nothing.
+ * One statement cannot do both: after waiting for the lock, its NOT EXISTS would still
+ * read the snapshot taken before the wait and miss a segment marked meanwhile.
  */
-export const LOCK_IF_STILL_UNSENT = `
-SELECT m.id FROM messages m
-WHERE m.id = $1 AND m.status = 'queued' AND NOT EXISTS (${reachedCarrier("m.id")})
-FOR UPDATE OF m`;
+export const LOCK_QUEUED_MESSAGE = `
+SELECT m.id FROM messages m WHERE m.id = $1 AND m.status = 'queued' FOR UPDATE OF m`;
+
+export const NOTHING_REACHED_CARRIER = `SELECT NOT EXISTS (${reachedCarrier("$1")}) AS unsent`;
 
 function reachedCarrier(messageId: string): string {
   return `SELECT 1 FROM message_segments s WHERE s.message_id = ${messageId}

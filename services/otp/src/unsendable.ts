@@ -2,7 +2,7 @@ import type pg from "pg";
 import { inTransaction } from "@sms/db";
 import { applyTransition } from "@sms/message-state";
 import type { OtpStatus } from "@sms/otp";
-import { LOCK_IF_STILL_UNSENT, UNSENDABLE_OTP_MESSAGES } from "./unsendable.sql";
+import { LOCK_QUEUED_MESSAGE, NOTHING_REACHED_CARRIER, UNSENDABLE_OTP_MESSAGES } from "./unsendable.sql";
 
 /**
  * Why an OTP's SMS was failed, by the OTP's status. The codes are the ones the API
@@ -36,10 +36,7 @@ export interface FailedOtpMessage {
  * Fails (at most `limit`) queued SMS of OTPs that can no longer be verified, so a dead
  * code is never sent late (a carrier outage, a backlog). Through the state machine: a
  * `message.failed` event, the credits returned, `body_sealed` wiped.
- *
- * The dispatcher does not take the message's row lock before it marks a segment
- * `submitting`: one that read the message just before this sweep can still send the
- * code (the message then reads failed, credits returned). The window is one dispatch.
+ * Never one the dispatcher has started to send: see LOCK_QUEUED_MESSAGE.
  */
 export async function failUnsendableOtpMessages(pool: pg.Pool, limit: number): Promise<FailedOtpMessage[]> {
   const { rows } = await pool.query<{ message_id: string; otp_id: string; otp_status: OtpStatus }>({
@@ -51,12 +48,18 @@ export async function failUnsendableOtpMessages(pool: pg.Pool, limit: number): P
   for (const row of rows) {
     const reason = REASONS[row.otp_status as Exclude<OtpStatus, "pending">] ?? REASONS.expired;
     const result = await inTransaction(pool, async (client) => {
-      const { rowCount } = await client.query({
-        name: "otp-lock-unsent-message",
-        text: LOCK_IF_STILL_UNSENT,
+      const locked = await client.query({
+        name: "otp-lock-queued-message",
+        text: LOCK_QUEUED_MESSAGE,
         values: [row.message_id],
       });
-      if (!rowCount) return undefined; // sent, or on its way, since the read: leave it to the dispatcher
+      if (!locked.rowCount) return undefined; // no longer queued since the read
+      const { rows: check } = await client.query<{ unsent: boolean }>({
+        name: "otp-nothing-reached-carrier",
+        text: NOTHING_REACHED_CARRIER,
+        values: [row.message_id],
+      });
+      if (!check[0]?.unsent) return undefined; // on its way to the carrier: leave it to the dispatcher
       return applyTransition(client, { messageId: row.message_id, to: "failed", at: new Date(), ...reason });
     });
     if (result?.applied)
