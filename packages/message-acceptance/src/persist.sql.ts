@@ -96,9 +96,13 @@ batches_in AS (
   INSERT INTO credit_ledger (account_id, delta, balance_after, reason, message_id, created_at)
   SELECT account_id, -credits, balance_after, 'message_charge', id, created_at FROM m
 ), outbox_in AS (
+  -- Its own columns, not a join with m: a plan made for small flushes must not make a
+  -- 10,000-message bulk a nested loop.
   INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload, created_at)
-  SELECT e.id, m.account_id, m.id, 'message.queued', 1, e.payload::jsonb, m.created_at
-  FROM unnest($22::text[], $23::text[], $24::text[]) AS e(id, message_id, payload) JOIN m ON m.id = e.message_id
+  SELECT e.id, e.account_id, e.message_id, 'message.queued', 1, e.payload::jsonb, e.created_at
+  FROM unnest($22::text[], $23::text[], $24::text[], $43::text[], $44::timestamptz[])
+    AS e(id, message_id, payload, account_id, created_at)
+  WHERE e.account_id IN (SELECT id FROM charged)
 ), dispatch_in AS (
   INSERT INTO dispatch_outbox (message_id, created_at) SELECT id, created_at FROM m WHERE status = 'queued'
 ), submits_in AS (
@@ -248,6 +252,8 @@ function flushValues(
     write.smppSubmits.map((s) => s.registeredDelivery),
     write.smppSubmits.map((s) => s.sourceAddr),
     write.smppSubmits.map((s) => s.destinationAddr),
+    queued.map((m) => m.accountId),
+    queued.map((m) => m.createdAt),
   ];
 }
 
