@@ -180,6 +180,11 @@ describe("webhook delivery (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     const { accountId } = await w.account(r.url);
     const [messageId] = await w.emitEvents(accountId, 1);
     await waitFor(() => r.received.length === 1, { what: "first delivery" });
+    // The attempt is recorded after the POST returns: wait for it, or the record lands on
+    // top of the reset below and the reconciler finds nothing to do.
+    await waitFor(async () => (await w.deliveries(accountId))[0]?.status === "succeeded", {
+      what: "the first delivery recorded",
+    });
     // As after a Redis flush: the delivery is pending and overdue, and no job exists.
     await w.db.pool.query(
       "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now() - interval '1 hour' WHERE account_id = $1",
