@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { once } from "node:events";
+import net from "node:net";
 import path from "node:path";
 import { waitFor } from "./wait";
 
@@ -25,13 +27,15 @@ export interface Termination {
   signal: NodeJS.Signals | null;
   /** From the SIGTERM to the exit. */
   elapsedMs: number;
-  /** Every /readyz status seen from the SIGTERM until the port closed (0: no answer). */
+  /** The /readyz answers from just before the SIGTERM until the process closed the connection, in order. */
   readiness: number[];
   /**
    * /readyz answered 503 after the SIGTERM and never 200 after that. (A 200 before the first
    * 503 is a probe the process answered before the signal reached it.)
    */
   wentUnready: boolean;
+  /** Some connection got a 200 after its 503: ready again after the stop began. */
+  readyAgain: boolean;
 }
 
 /**
@@ -85,31 +89,90 @@ export function startServiceProcess(name: string, env: Record<string, string>): 
   };
 }
 
+const PROBE_CONNECTIONS = 16;
+
+/** A kept-alive connection to /readyz with at most one question open. */
+class ReadyzProbe {
+  readonly answers: number[] = [];
+  private received = "";
+  private waiting = false;
+  readonly closed: Promise<unknown>;
+
+  constructor(private readonly socket: net.Socket) {
+    socket.setEncoding("latin1");
+    socket.on("error", () => undefined);
+    socket.on("data", (chunk: string) => {
+      this.received += chunk;
+      // Status lines of complete answers (bodies are small JSON: no line of theirs starts with HTTP/).
+      for (const match of this.received.matchAll(/^HTTP\/1\.1 (\d{3}) /gm))
+        this.answers.push(Number(match[1]));
+      if (this.received.includes("HTTP/1.1 ")) {
+        this.received = "";
+        this.waiting = false;
+      }
+    });
+    // Not events.once(): it rejects on the ECONNRESET of a process closing its port.
+    this.closed = new Promise((resolve) => socket.once("close", resolve));
+  }
+
+  static async open(port: number): Promise<ReadyzProbe> {
+    const socket = net.connect({ host: "127.0.0.1", port });
+    await once(socket, "connect");
+    return new ReadyzProbe(socket);
+  }
+
+  /** Asks unless a question is still open; false when it could not. */
+  ask(): boolean {
+    if (this.waiting || !this.socket.writable) return false;
+    this.waiting = true;
+    this.socket.write("GET /readyz HTTP/1.1\r\nHost: probe\r\n\r\n");
+    return true;
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+}
+
 /**
- * Sends SIGTERM and polls /readyz on `healthPort` until the process exits, so the test sees
- * whether readiness dropped before the port closed.
+ * Sends SIGTERM and watches /readyz on `healthPort` until the process exits, so the test sees
+ * whether readiness dropped before the port closed. A fast stop lasts tens of ms, less than a
+ * starved test process needs to connect and wait for an answer, so the connections are open
+ * before the signal and, from the signal on, every connection with no question open asks
+ * again each millisecond: the process answers whenever its stop awaits something, until it
+ * closes its port.
  */
-export async function terminate(service: ServiceProcess, healthPort: number): Promise<Termination> {
-  const readiness: number[] = [];
+export async function terminate(
+  service: ServiceProcess,
+  healthPort: number,
+  /** Called as the signal is sent (after the probe connections are open). */
+  onSignal: () => void = () => undefined,
+): Promise<Termination> {
+  const probes = await Promise.all(
+    Array.from({ length: PROBE_CONNECTIONS }, () => ReadyzProbe.open(healthPort)),
+  );
+  const askAll = () => probes.forEach((probe) => probe.ask());
   const started = Date.now();
   service.child.kill("SIGTERM");
-  let exited = false;
-  const ending = service.exited.then((result) => {
-    exited = true;
-    return result;
-  });
-  while (!exited) {
-    readiness.push(await readyzStatus(healthPort));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const { code, signal } = await ending;
-  const firstUnready = readiness.indexOf(503);
+  onSignal();
+  askAll();
+  const asking = setInterval(askAll, 1);
+  const { code, signal } = await service.exited;
+  const elapsedMs = Date.now() - started;
+  clearInterval(asking);
+  for (const probe of probes) probe.destroy();
+  await Promise.all(probes.map((probe) => probe.closed));
+  // Each connection has its answers in the order the process gave them (not so across connections).
+  const readyAfterUnready = (answers: number[]) =>
+    answers.includes(503) && answers.slice(answers.indexOf(503)).includes(200);
+  const readiness = probes.flatMap((probe) => probe.answers);
   return {
     code,
     signal,
-    elapsedMs: Date.now() - started,
+    elapsedMs,
     readiness,
-    wentUnready: firstUnready >= 0 && !readiness.slice(firstUnready).includes(200),
+    readyAgain: probes.some((probe) => readyAfterUnready(probe.answers)),
+    wentUnready: readiness.includes(503) && !probes.some((probe) => readyAfterUnready(probe.answers)),
   };
 }
 

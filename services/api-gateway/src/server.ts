@@ -35,7 +35,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       deps.beginShutdown();
       // A request that still arrives on a kept-alive connection gets its answer, then the
       // connection closes; without this, busy clients kept sending work until the deadline.
-      server.on("request", (_req, res) => res.setHeader("connection", "close"));
+      // Before the app's own listener, which may answer at once (headers already sent after it).
+      server.prependListener("request", (_req, res) => res.setHeader("connection", "close"));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // close() drops the connections idle at that moment; the others as they finish their request.
       const idleSweep = setInterval(() => server.closeIdleConnections(), 50);

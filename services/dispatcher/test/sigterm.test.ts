@@ -95,8 +95,6 @@ async function setStage(total: number, submitLatencyMs: number): Promise<Stage> 
         PORT: String(port),
         CARRIER_REFRESH_MS: "500",
         DISPATCH_CONCURRENCY: "100",
-        DISPATCH_LOCK_MS: "3000",
-        DISPATCH_STALLED_CHECK_MS: "1000",
         ...env,
       });
       processes.push(service);
@@ -184,7 +182,10 @@ describe("a dispatcher sent SIGTERM while its carrier does not answer", () => {
   afterAll(() => stage?.close());
 
   it("exits 0 at its shutdown bound, hands the jobs back, and a fresh dispatcher delivers every message", async () => {
-    const first = await stage.launch({ SHUTDOWN_TIMEOUT_MS: "1000", SUBMIT_TIMEOUT_MS: "30000" });
+    // A short lock, so the handed-back jobs are taken over within the test (the default is 30 s;
+    // under the load test's CPU starvation a 3 s lock could lapse while its job still ran).
+    const locks = { DISPATCH_LOCK_MS: "3000", DISPATCH_STALLED_CHECK_MS: "1000" };
+    const first = await stage.launch({ ...locks, SHUTDOWN_TIMEOUT_MS: "1000", SUBMIT_TIMEOUT_MS: "30000" });
     await waitFor(
       async () =>
         (await stage.count("SELECT count(*) AS n FROM message_segments WHERE status = 'submitting'")) >= 50,
@@ -200,7 +201,7 @@ describe("a dispatcher sent SIGTERM while its carrier does not answer", () => {
     expect(onTheWire).toBeGreaterThan(0);
 
     stage.simulator.update({ submitLatencyMs: 10 });
-    await stage.launch();
+    await stage.launch(locks);
     await waitFor(async () => (await stage.count(DELIVERED)) === TOTAL, {
       timeoutMs: 45_000,
       intervalMs: 250,

@@ -46,7 +46,18 @@ describe("a scheduler sent SIGTERM under load", () => {
       );
     const first = await launch();
     await waitFor(async () => (await queued()) >= 500, { timeoutMs: 30_000, what: "500 promoted" });
+    // A slow database: the promotion batch in progress at the SIGTERM waits a second for this
+    // lock, and the stop waits for that batch (a stop of a few ms would be over before a probe
+    // of /readyz got there).
+    const slow = await h.db.pool.connect();
+    await slow.query("BEGIN");
+    await slow.query("LOCK TABLE messages IN ACCESS EXCLUSIVE MODE");
+    const released = new Promise((resolve) => setTimeout(resolve, 1000)).then(async () => {
+      await slow.query("COMMIT");
+      slow.release();
+    });
     const stopped = await terminate(first.service, first.port);
+    await released;
     expect({ code: stopped.code, signal: stopped.signal, stderr: first.service.stderr() }).toEqual({
       code: 0,
       signal: null,

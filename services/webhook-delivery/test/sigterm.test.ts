@@ -23,9 +23,8 @@ async function launch(env: Record<string, string> = {}): Promise<{ service: Serv
   const service = startServiceProcess("webhook-delivery", {
     ...w.env,
     PORT: String(port),
+    // The default 30 s job lock: a short one can lapse on a starved CPU while its POST still runs.
     WEBHOOK_TIMEOUT_MS: "2000",
-    WEBHOOK_LOCK_MS: "3000",
-    WEBHOOK_STALLED_CHECK_MS: "1000",
     ...env,
   });
   processes.push(service);
@@ -98,7 +97,12 @@ describe("webhook-delivery sent SIGTERM while endpoints hang", () => {
     const received = r.received.length;
     await w.emitEvents(accountId, events);
     // A lock just over the attempt bound, so the handed-back jobs are taken over soon.
-    const env = { WEBHOOK_TIMEOUT_MS: "15000", WEBHOOK_LOCK_MS: "16000", SHUTDOWN_TIMEOUT_MS: "1000" };
+    const env = {
+      WEBHOOK_TIMEOUT_MS: "15000",
+      WEBHOOK_LOCK_MS: "16000",
+      WEBHOOK_STALLED_CHECK_MS: "1000",
+      SHUTDOWN_TIMEOUT_MS: "1000",
+    };
     const first = await launch(env);
     await waitFor(() => r.received.length - received === events, {
       what: "every POST open",
