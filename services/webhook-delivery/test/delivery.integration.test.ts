@@ -160,9 +160,11 @@ describe("webhook delivery (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     const { accountId } = await w.account(r.url);
     await w.emitEvents(accountId, 1);
     await waitFor(() => r.received.length >= 1, { what: "a failed attempt" });
-    const since = await w.endpoints.get(accountId);
-    expect(since?.failingSince).toBeInstanceOf(Date);
-    expect(since?.enabled).toBe(true);
+    // The failure is recorded after the answer arrives: wait for it rather than race it.
+    await waitFor(async () => (await w.endpoints.get(accountId))?.failingSince instanceof Date, {
+      what: "the failure recorded on the endpoint",
+    });
+    expect((await w.endpoints.get(accountId))?.enabled).toBe(true);
     // As if the run of failures had started five days ago.
     await w.db.pool.query(
       "UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE account_id = $1",
