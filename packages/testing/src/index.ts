@@ -9,3 +9,9 @@ export {
   type ServiceProcess,
   type Termination,
 } from "./service-process";
+export {
+  seedSendingAccount,
+  seedSimulatorCarrier,
+  type Queryable,
+  type SimulatorCarrier,
+} from "./pipeline-seed";

@@ -8,7 +8,13 @@ import { createLogger } from "@sms/logger";
 import { createAcceptance, type Acceptance } from "@sms/message-acceptance";
 import { createDispatchProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
-import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
+import {
+  createTestWorld,
+  waitFor,
+  type TestWorld,
+  seedSendingAccount,
+  seedSimulatorCarrier,
+} from "@sms/testing";
 import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
 import { startDlrIngest, type RunningDlrIngest } from "../../dlr-ingest/src/service";
 
@@ -59,30 +65,9 @@ describe("a dispatcher killed with SIGKILL mid-run", () => {
       windowSize: 200,
     });
     db = createDatabase(world.databaseUrl, { poolSize: 6 });
-    await db.prisma.carrier.create({
-      data: {
-        id: "sim",
-        name: "sim",
-        host: "127.0.0.1",
-        port: simulator.smppPort,
-        systemId: "platform",
-        password: "secret",
-        windowSize: 50,
-        transmitterBinds: 2,
-        submitsPerSecond: 100000,
-      },
-    });
-    await db.prisma.route.create({ data: { id: "rte_all", prefix: "+", carrierId: "sim" } });
+    await seedSimulatorCarrier(db.pool, { port: simulator.smppPort, windowSize: 50, transmitterBinds: 2 });
     const accountId = newId("acc");
-    await db.prisma.account.create({
-      data: {
-        id: accountId,
-        name: "crash",
-        balance: 1_000_000n,
-        messagesPerSecond: 100000,
-        senderIds: { create: [{ id: newId("snd"), value: "ACME" }] },
-      },
-    });
+    await seedSendingAccount(db.pool, { id: accountId, name: "crash" });
     const logger = createLogger("crash-test", "error");
     dlr = await startDlrIngest(
       loadDlrIngestConfig({ ...world.env, PORT: "0", CARRIER_REFRESH_MS: "500" }),

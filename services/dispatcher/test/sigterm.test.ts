@@ -13,6 +13,8 @@ import {
   waitFor,
   type ServiceProcess,
   type TestWorld,
+  seedSendingAccount,
+  seedSimulatorCarrier,
 } from "@sms/testing";
 import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
 import { startDlrIngest, type RunningDlrIngest } from "../../dlr-ingest/src/service";
@@ -35,30 +37,9 @@ async function setStage(total: number, submitLatencyMs: number): Promise<Stage> 
     logger: createLogger("sim", "error"),
   });
   const db = createDatabase(world.databaseUrl, { poolSize: 6 });
-  await db.prisma.carrier.create({
-    data: {
-      id: "sim",
-      name: "sim",
-      host: "127.0.0.1",
-      port: simulator.smppPort,
-      systemId: "platform",
-      password: "secret",
-      windowSize: 50,
-      transmitterBinds: 2,
-      submitsPerSecond: 100000,
-    },
-  });
-  await db.prisma.route.create({ data: { id: "rte_all", prefix: "+", carrierId: "sim" } });
+  await seedSimulatorCarrier(db.pool, { port: simulator.smppPort, windowSize: 50, transmitterBinds: 2 });
   const accountId = newId("acc");
-  await db.prisma.account.create({
-    data: {
-      id: accountId,
-      name: "sigterm",
-      balance: 1_000_000n,
-      messagesPerSecond: 100000,
-      senderIds: { create: [{ id: newId("snd"), value: "ACME" }] },
-    },
-  });
+  await seedSendingAccount(db.pool, { id: accountId, name: "sigterm" });
   const logger = createLogger("sigterm-test", "error");
   const dlr: RunningDlrIngest = await startDlrIngest(
     loadDlrIngestConfig({ ...world.env, PORT: "0", CARRIER_REFRESH_MS: "500" }),

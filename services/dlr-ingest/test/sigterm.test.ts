@@ -10,6 +10,8 @@ import {
   waitFor,
   type ServiceProcess,
   type TestWorld,
+  seedSendingAccount,
+  seedSimulatorCarrier,
 } from "@sms/testing";
 // The dispatcher and the acceptance path put messages with the carrier, so receipts flow.
 import { createAcceptance, type Acceptance } from "../../../packages/message-acceptance/src";
@@ -58,31 +60,14 @@ describe("dlr-ingest sent SIGTERM under load", () => {
       logger: createLogger("sim", "error"),
     });
     db = createDatabase(world.databaseUrl, { poolSize: 6 });
-    await db.prisma.carrier.create({
-      data: {
-        id: "sim",
-        name: "sim",
-        host: "127.0.0.1",
-        port: simulator.smppPort,
-        systemId: "platform",
-        password: "secret",
-        windowSize: 100,
-        transmitterBinds: 2,
-        receiverBinds: 2,
-        submitsPerSecond: 100000,
-      },
+    await seedSimulatorCarrier(db.pool, {
+      port: simulator.smppPort,
+      windowSize: 100,
+      transmitterBinds: 2,
+      receiverBinds: 2,
     });
-    await db.prisma.route.create({ data: { id: "rte_all", prefix: "+", carrierId: "sim" } });
     const accountId = newId("acc");
-    await db.prisma.account.create({
-      data: {
-        id: accountId,
-        name: "sigterm",
-        balance: 1_000_000n,
-        messagesPerSecond: 100000,
-        senderIds: { create: [{ id: newId("snd"), value: "ACME" }] },
-      },
-    });
+    await seedSendingAccount(db.pool, { id: accountId, name: "sigterm" });
     const logger = createLogger("sigterm-test", "error");
     dispatcher = await startDispatcher(
       loadDispatcherConfig({ ...world.env, PORT: "0", CARRIER_REFRESH_MS: "500" }),
