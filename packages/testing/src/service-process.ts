@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { once } from "node:events";
 import net from "node:net";
 import path from "node:path";
+import { freePort } from "./servers";
 import { waitFor } from "./wait";
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -188,4 +189,20 @@ export async function readyzStatus(port: number): Promise<number> {
   } catch {
     return 0;
   }
+}
+
+/**
+ * Starts a service's bundle on a free loopback port (PORT, HOST) and waits for its /readyz;
+ * the process joins `processes` at once, so a test's clean-up kills it even if it never gets ready.
+ */
+export async function launchService(
+  name: string,
+  env: Record<string, string>,
+  processes: ServiceProcess[],
+): Promise<{ service: ServiceProcess; port: number }> {
+  const port = await freePort();
+  const service = startServiceProcess(name, { HOST: "127.0.0.1", ...env, PORT: String(port) });
+  processes.push(service);
+  await service.waitReady(port);
+  return { service, port };
 }

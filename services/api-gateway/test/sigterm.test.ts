@@ -5,12 +5,11 @@ import { openQueue, QUEUES, type DispatchJob } from "@sms/queues";
 import { createRedis, type Redis } from "@sms/redis";
 import {
   createTestWorld,
-  freePort,
-  startServiceProcess,
   terminate,
   waitFor,
   type ServiceProcess,
   type TestWorld,
+  launchService,
 } from "@sms/testing";
 
 const TOTAL = 2000;
@@ -56,11 +55,7 @@ afterAll(async () => {
 });
 
 async function launch(): Promise<{ service: ServiceProcess; port: number }> {
-  const port = await freePort();
-  const service = startServiceProcess("api-gateway", { ...world.env, PORT: String(port), HOST: "127.0.0.1" });
-  processes.push(service);
-  await service.waitReady(port);
-  return { service, port };
+  return launchService("api-gateway", world.env, processes);
 }
 
 /** POST /v1/sms/send under an Idempotency-Key; the message id of a 202, else undefined. */

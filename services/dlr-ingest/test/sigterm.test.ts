@@ -4,14 +4,13 @@ import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";
 import {
   createTestWorld,
-  freePort,
-  startServiceProcess,
   terminate,
   waitFor,
   type ServiceProcess,
   type TestWorld,
   seedSendingAccount,
   seedSimulatorCarrier,
+  launchService,
 } from "@sms/testing";
 // The dispatcher and the acceptance path put messages with the carrier, so receipts flow.
 import { createAcceptance, type Acceptance } from "../../../packages/message-acceptance/src";
@@ -39,16 +38,7 @@ describe("dlr-ingest sent SIGTERM under load", () => {
   const count = async (sql: string) => Number((await db.pool.query<{ n: string }>(sql)).rows[0]!.n);
 
   async function launch(): Promise<{ service: ServiceProcess; port: number }> {
-    const port = await freePort();
-    const service = startServiceProcess("dlr-ingest", {
-      ...world.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      CARRIER_REFRESH_MS: "500",
-    });
-    processes.push(service);
-    await service.waitReady(port);
-    return { service, port };
+    return launchService("dlr-ingest", { ...world.env, CARRIER_REFRESH_MS: "500" }, processes);
   }
 
   beforeAll(async () => {

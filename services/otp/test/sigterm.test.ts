@@ -1,4 +1,4 @@
-import { freePort, startServiceProcess, terminate, waitFor, type ServiceProcess } from "@sms/testing";
+import { terminate, waitFor, type ServiceProcess, launchService } from "@sms/testing";
 import { createHarness, type Harness } from "./harness";
 
 const TOTAL = 1500;
@@ -15,18 +15,12 @@ afterAll(async () => {
 });
 
 async function launch(): Promise<{ service: ServiceProcess; port: number }> {
-  const port = await freePort();
-  const service = startServiceProcess("otp", {
-    ...h.world.env,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    // Small steps: the backlog takes many transactions, so the SIGTERM lands mid-sweep.
-    OTP_SWEEP_BATCH_SIZE: "20",
-    OTP_SWEEP_INTERVAL_MS: "100",
-  });
-  processes.push(service);
-  await service.waitReady(port);
-  return { service, port };
+  // Small steps: the backlog takes many transactions, so the SIGTERM lands mid-sweep.
+  return launchService(
+    "otp",
+    { ...h.world.env, OTP_SWEEP_BATCH_SIZE: "20", OTP_SWEEP_INTERVAL_MS: "100" },
+    processes,
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { freePort, startServiceProcess, terminate, waitFor, type ServiceProcess } from "@sms/testing";
+import { terminate, waitFor, type ServiceProcess, launchService } from "@sms/testing";
 import { createHarness, type Harness } from "./harness";
 
 const TOTAL = 6000;
@@ -15,19 +15,9 @@ afterAll(async () => {
 });
 
 async function launch(): Promise<{ service: ServiceProcess; port: number }> {
-  const port = await freePort();
-  const service = startServiceProcess("scheduler", {
-    ...h.world.env,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    // Small batches: the backlog drains over many transactions, so the SIGTERM lands mid-way.
-    SCHEDULER_BATCH_SIZE: "50",
-    SCHEDULER_INTERVAL_MS: "100",
-    OUTBOX_STALE_AFTER_MS: "500",
-  });
-  processes.push(service);
-  await service.waitReady(port);
-  return { service, port };
+  // Small batches: the backlog drains over many transactions, so the SIGTERM lands mid-way.
+  const env = { SCHEDULER_BATCH_SIZE: "50", SCHEDULER_INTERVAL_MS: "100", OUTBOX_STALE_AFTER_MS: "500" };
+  return launchService("scheduler", { ...h.world.env, ...env }, processes);
 }
 
 /**

@@ -7,11 +7,11 @@ import { SmppClient } from "@sms/smpp";
 import {
   createTestWorld,
   freePort,
-  startServiceProcess,
   terminate,
   waitFor,
   type ServiceProcess,
   type TestWorld,
+  launchService,
 } from "@sms/testing";
 
 const TOTAL = 1500;
@@ -50,17 +50,9 @@ afterAll(async () => {
 });
 
 async function launch(): Promise<{ service: ServiceProcess; port: number; smppPort: number }> {
-  const [port, smppPort] = [await freePort(), await freePort()];
-  const service = startServiceProcess("smpp-server", {
-    ...world.env,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    SMPP_PORT: String(smppPort),
-    BIND_FAILURE_DELAY_MS: "10",
-  });
-  processes.push(service);
-  await service.waitReady(port);
-  return { service, port, smppPort };
+  const smppPort = await freePort();
+  const env = { ...world.env, SMPP_PORT: String(smppPort), BIND_FAILURE_DELAY_MS: "10" };
+  return { ...(await launchService("smpp-server", env, processes)), smppPort };
 }
 
 async function bind(port: number): Promise<SmppClient> {

@@ -1,4 +1,4 @@
-import { freePort, startServiceProcess, terminate, waitFor, type ServiceProcess } from "@sms/testing";
+import { terminate, waitFor, type ServiceProcess, launchService } from "@sms/testing";
 import { startWebhookWorld, type WebhookWorld } from "./harness";
 import { startReceiver, type Receiver } from "./receiver";
 
@@ -19,17 +19,8 @@ afterAll(async () => {
 });
 
 async function launch(env: Record<string, string> = {}): Promise<{ service: ServiceProcess; port: number }> {
-  const port = await freePort();
-  const service = startServiceProcess("webhook-delivery", {
-    ...w.env,
-    PORT: String(port),
-    // The default 30 s job lock: a short one can lapse on a starved CPU while its POST still runs.
-    WEBHOOK_TIMEOUT_MS: "2000",
-    ...env,
-  });
-  processes.push(service);
-  await service.waitReady(port);
-  return { service, port };
+  // The default 30 s job lock: a short one can lapse on a starved CPU while its POST still runs.
+  return launchService("webhook-delivery", { ...w.env, WEBHOOK_TIMEOUT_MS: "2000", ...env }, processes);
 }
 
 /**
