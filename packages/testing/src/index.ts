@@ -3,6 +3,7 @@ export { waitFor } from "./wait";
 export { freePort, isListening, withDatabase } from "./servers";
 export { startRedisCluster, type TestRedisCluster } from "./redis-cluster";
 export {
+  expectCleanStop,
   launchService,
   startServiceProcess,
   terminate,

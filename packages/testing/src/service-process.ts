@@ -206,3 +206,19 @@ export async function launchService(
   await service.waitReady(port);
   return { service, port };
 }
+
+/**
+ * The stop every service owes its orchestrator: exit 0 with nothing on stderr, within 10 s,
+ * and /readyz answering 503 (never 200 again) once SIGTERM arrived.
+ */
+export function expectCleanStop(stopped: Termination, service: ServiceProcess): void {
+  expect({ code: stopped.code, signal: stopped.signal, stderr: service.stderr() }).toEqual({
+    code: 0,
+    signal: null,
+    stderr: "",
+  });
+  expect(stopped.elapsedMs).toBeLessThan(10_000);
+  expect({ wentUnready: stopped.wentUnready, readiness: stopped.readiness }).toMatchObject({
+    wentUnready: true,
+  });
+}

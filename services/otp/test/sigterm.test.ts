@@ -1,4 +1,4 @@
-import { terminate, waitFor, type ServiceProcess, launchService } from "@sms/testing";
+import { terminate, waitFor, type ServiceProcess, launchService, expectCleanStop } from "@sms/testing";
 import { createHarness, type Harness } from "./harness";
 
 const TOTAL = 1500;
@@ -56,15 +56,7 @@ describe("the otp service sent SIGTERM under load", () => {
     const first = await launch();
     await waitFor(async () => (await failed()) >= 100, { timeoutMs: 30_000, what: "100 OTP SMS failed" });
     const stopped = await terminate(first.service, first.port);
-    expect({ code: stopped.code, signal: stopped.signal, stderr: first.service.stderr() }).toEqual({
-      code: 0,
-      signal: null,
-      stderr: "",
-    });
-    expect(stopped.elapsedMs).toBeLessThan(10_000);
-    expect({ wentUnready: stopped.wentUnready, readiness: stopped.readiness }).toMatchObject({
-      wentUnready: true,
-    });
+    expectCleanStop(stopped, first.service);
     const atStop = await failed();
     expect(atStop).toBeLessThan(TOTAL);
 
