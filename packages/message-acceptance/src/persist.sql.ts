@@ -19,7 +19,7 @@ export async function lockBalances(
   // ORDER BY id: every flush locks rows in one order, so two flushes never deadlock.
   const { rows } = await client.query<{ id: string; balance: string }>({
     name: "acceptance-lock-balances",
-    text: "SELECT id, balance FROM accounts WHERE id = ANY($1::text[]) AND status = 'active' ORDER BY id FOR UPDATE",
+    text: "SELECT id, balance FROM accounts WHERE id = ANY($1::text[]) AND status = 'active' ORDER BY id FOR NO KEY UPDATE",
     values: [accountIds],
   });
   return new Map(rows.map((row) => [row.id, BigInt(row.balance)]));
@@ -136,13 +136,15 @@ WITH charged AS (
 // messages here ($14 is then each message's charge still to come in this statement, so
 // new balance + $14 is the balance after it). Accounts left out (short of credits, not
 // active) are in no row of the result and write nothing: their items are decided one by
-// one by the transaction path. FOR UPDATE re-reads the newest committed balance after
-// waiting for the lock; ORDER BY id locks rows in one order, so flushes never deadlock.
+// one by the transaction path. The row lock re-reads the newest committed balance after
+// waiting for it; ORDER BY id locks rows in one order, so flushes never deadlock. NO KEY
+// UPDATE, not UPDATE: the foreign-key checks of every other service's inserts referencing
+// the account (KEY SHARE) neither wait for an acceptance nor make it wait.
 const WRITE_IF_COVERED = `
 WITH need AS (
   SELECT * FROM unnest($25::text[], $26::bigint[]) AS t(id, total)
 ), locked AS MATERIALIZED (
-  SELECT id, balance FROM accounts WHERE id = ANY($25::text[]) AND status = 'active' ORDER BY id FOR UPDATE
+  SELECT id, balance FROM accounts WHERE id = ANY($25::text[]) AND status = 'active' ORDER BY id FOR NO KEY UPDATE
 ), charged AS (
   UPDATE accounts AS a SET balance = l.balance - n.total, updated_at = now()
   FROM locked AS l JOIN need AS n ON n.id = l.id

@@ -26,7 +26,7 @@ WITH input AS (
   SELECT * FROM unnest($1::text[], $2::"MessageStatus"[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[])
     AS t(id, to_status, from_list, at, error_code, error_message, event_id, event_type)
 ), old AS (
-  SELECT id, status FROM messages WHERE id IN (SELECT id FROM input) ORDER BY id FOR UPDATE
+  SELECT id, status FROM messages WHERE id IN (SELECT id FROM input) ORDER BY id FOR NO KEY UPDATE
 ), upd AS (
   UPDATE messages AS m SET
     status = i.to_status,

@@ -9,7 +9,7 @@ export interface PromoteOptions {
 }
 
 // SKIP LOCKED: replicas running at once take disjoint rows, and a row that a cancel has
-// locked is left for the next tick instead of waited on. FOR UPDATE re-checks the
+// locked is left for the next tick instead of waited on. FOR NO KEY UPDATE re-checks the
 // WHERE clause on the newest row version, so a message canceled meanwhile is not taken.
 const PROMOTE = `
 WITH due AS (
@@ -17,7 +17,7 @@ WITH due AS (
   WHERE status = 'scheduled' AND scheduled_at <= COALESCE($1::timestamptz, now())
   ORDER BY scheduled_at
   LIMIT $2
-  FOR UPDATE SKIP LOCKED
+  FOR NO KEY UPDATE SKIP LOCKED
 )
 UPDATE messages AS m SET status = 'queued', status_sequence = m.status_sequence + 1, updated_at = now()
 FROM due WHERE m.id = due.id AND m.status = 'scheduled'

@@ -43,7 +43,7 @@ ORDER BY t.idx, (s.carrier_message_id = t.quoted) DESC, (s.status IN ('delivered
 // counts the delivered segments after the previous one committed and exactly one of
 // them sees "all delivered" (DESIGN §4).
 const LOCK_MESSAGES = `
-SELECT id, status, segment_count FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`;
+SELECT id, status, segment_count FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`;
 
 // The status guard makes a duplicate that raced past the lookup change nothing. The done
 // time is the carrier's, kept within [submitted_at, now()]: receipt dates have minute

@@ -67,11 +67,11 @@ describe("a message that is no longer queued is never submitted", () => {
   it("refuses the mark when the message failed after the dispatcher read it, and returns its credits", async () => {
     const id = await queuedMessage("+14155557001");
     const before = await balance();
-    // The sweep's side: the message row locked FOR UPDATE (as the OTP sweep locks it).
+    // The sweep's side: the message row locked FOR NO KEY UPDATE (as the OTP sweep locks it).
     const sweep = await w.db.pool.connect();
     try {
       await sweep.query("BEGIN");
-      await sweep.query("SELECT 1 FROM messages WHERE id = $1 FOR UPDATE", [id]);
+      await sweep.query("SELECT 1 FROM messages WHERE id = $1 FOR NO KEY UPDATE", [id]);
       const dispatching = dispatchMessage(ctx, id);
       // The dispatcher read the message (queued) and now waits on the row lock to mark its segment.
       await waitFor(

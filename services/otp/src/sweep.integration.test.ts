@@ -111,7 +111,7 @@ describe("otp service sweep (real PostgreSQL and Redis)", () => {
         async () =>
           (
             await h.db.pool.query(
-              "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF m%'",
+              "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR NO KEY UPDATE OF m%'",
             )
           ).rowCount! >= 1,
         { what: "the sweep waiting for the message's lock" },

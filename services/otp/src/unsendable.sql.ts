@@ -23,7 +23,7 @@ LIMIT $1`;
  * read the snapshot taken before the wait and miss a segment marked meanwhile.
  */
 export const LOCK_QUEUED_MESSAGE = `
-SELECT m.id FROM messages m WHERE m.id = $1 AND m.status = 'queued' FOR UPDATE OF m`;
+SELECT m.id FROM messages m WHERE m.id = $1 AND m.status = 'queued' FOR NO KEY UPDATE OF m`;
 
 export const NOTHING_REACHED_CARRIER = `SELECT NOT EXISTS (${reachedCarrier("$1")}) AS unsent`;
 
