@@ -4,15 +4,15 @@
 //   1. submit_sm answered ESME_ROK per second (target ≥ 5,000/s);
 //   2. receipts returned to the customer per second as they come back through the
 //      pipeline (dispatcher → simulator → dlr-ingest → outbox relay → smpp-server);
-//   3. the receipt path alone (smpp.dlr-out jobs → smpp_receipts → deliver_sm), fed
-//      directly with a receipt job per accepted message (target ≥ 2,000/s).
+//   3. the receipt path alone (smpp_receipts rows and a notification, as the outbox relay
+//      writes them → deliver_sm), one more final event per accepted message (target ≥ 2,000/s).
 import pg from "pg";
 import { hashSmppPassword } from "@sms/auth";
 import { newId } from "@sms/ids";
-import { createSmppReceiptProducer, type SmppReceiptJob } from "@sms/queues";
+import type { SmppReceiptJob } from "@sms/queues";
+import { notifyReceiptsStored, storeReceiptsFor } from "@sms/smpp-receipts";
 import { encodeGsm7 } from "@sms/sms-encoding";
 import { SmppClient } from "@sms/smpp";
-import { Redis } from "ioredis";
 import { cpuSecondsOf, machineLoad } from "./load-generator";
 import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
 
@@ -84,8 +84,6 @@ async function main(): Promise<void> {
     enquireLinkIntervalMs: 0,
     onDeliverSm: () => void receiptTimes.push(Date.now()),
   });
-  const queueRedis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const receipts = createSmppReceiptProducer({ connection: queueRedis, prefix: redisPrefix });
   try {
     await client.connect();
     const segment = {
@@ -121,11 +119,12 @@ async function main(): Promise<void> {
     const pipelineReceipts = receiptTimes.length;
     const pipelineSpan = ((receiptTimes.at(-1) ?? started) - started) / 1000;
 
-    // 3. The receipt path alone: one more receipt job per accepted message, straight onto smpp.dlr-out.
+    // 3. The receipt path alone: one more final event per accepted message, written as the outbox
+    //    relay writes them (smpp_receipts rows and a notification, 500 per transaction).
     const alreadyReceived = receiptTimes.length;
     const direct = ids.slice(0, Math.min(ids.length, 20_000));
     const occurredAt = new Date().toISOString();
-    const jobs: SmppReceiptJob[] = direct.map((messageId) => ({
+    const events: SmppReceiptJob[] = direct.map((messageId) => ({
       eventId: newId("evt"),
       accountId,
       messageId,
@@ -136,7 +135,16 @@ async function main(): Promise<void> {
       occurredAt,
     }));
     const directStarted = Date.now();
-    for (let i = 0; i < jobs.length; i += 1000) await receipts.enqueue(jobs.slice(i, i + 1000));
+    const relayPool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+    const relay = await relayPool.connect();
+    for (let i = 0; i < events.length; i += 500) {
+      await relay.query("BEGIN");
+      const { accountIds } = await storeReceiptsFor(relay, events.slice(i, i + 500));
+      await notifyReceiptsStored(relay, accountIds);
+      await relay.query("COMMIT");
+    }
+    relay.release();
+    await relayPool.end();
     const directDeadline = Date.now() + 20_000;
     while (receiptTimes.length < alreadyReceived + direct.length && Date.now() < directDeadline)
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -160,8 +168,6 @@ async function main(): Promise<void> {
     );
   } finally {
     await client.close().catch(() => undefined);
-    await receipts.close();
-    queueRedis.disconnect();
     for (const child of children.reverse()) await stopService(child);
     await db.end();
     await deleteRedisPrefix(redisUrl, redisPrefix);

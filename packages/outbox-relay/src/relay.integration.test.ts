@@ -12,7 +12,7 @@ import {
 } from "@sms/queues";
 import { createRedis, type Redis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
-import { createTestWorld, type TestWorld } from "@sms/testing";
+import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
 import { WebhookEndpoints } from "@sms/webhook-endpoints";
 import { relayOutbox, type RelayProducers } from "./index";
 
@@ -111,13 +111,58 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     });
   });
 
-  it("queues an smpp.dlr-out job for each event of a message submitted over SMPP", async () => {
+  it("writes the receipts of an SMPP-submitted message in its transaction and tells the smpp-servers at the commit", async () => {
+    const accountId = await insertAccount(db.pool);
+    const messageId = await insertMessage(db.pool, { accountId });
+    await db.pool.query(`UPDATE messages SET source = 'smpp' WHERE id = $1`, [messageId]);
+    await db.pool.query(
+      `INSERT INTO smpp_submits (id, account_id, message_id, registered_delivery, source_addr, destination_addr)
+       VALUES ($1, $2, $1, 1, 'ACME', '14155550100')`,
+      [messageId, accountId],
+    );
+    const listener = await db.pool.connect();
+    const heard: string[] = [];
+    listener.on("notification", (message) => heard.push(`${message.channel}:${message.payload}`));
+    await listener.query("LISTEN smpp_receipts");
+    try {
+      await applyTransition(db.pool, { messageId, to: "failed", at: new Date(), errorCode: "NO_ROUTE" });
+      const result = await relayOutbox(db.pool, producers, { limit: 100 });
+      expect(result).toEqual({ events: 1, webhooks: 0, smppReceipts: 1, statuses: { failed: 1 } });
+      const { rows } = await db.pool.query(
+        "SELECT submit_id, source_addr, destination_addr, message_state, text FROM smpp_receipts WHERE account_id = $1",
+        [accountId],
+      );
+      expect(rows).toEqual([
+        {
+          submit_id: messageId,
+          source_addr: "14155550100",
+          destination_addr: "ACME",
+          message_state: 5,
+          text: expect.stringMatching(
+            new RegExp(`^id:${messageId} sub:001 dlvrd:000 .* stat:UNDELIV err:005`),
+          ),
+        },
+      ]);
+      expect(await jobIds(QUEUES.smppDlrOut)).toEqual([]);
+      await waitFor(async () => heard.length > 0, { what: "the notification" });
+      expect(heard).toEqual([`smpp_receipts:${accountId}`]);
+    } finally {
+      await listener.query("UNLISTEN *");
+      listener.release();
+    }
+  });
+
+  it("queues an smpp.dlr-out job for a final event whose message has no submit record yet", async () => {
     const accountId = await insertAccount(db.pool);
     const messageId = await failedMessage(accountId, "smpp");
     const result = await relayOutbox(db.pool, producers, { limit: 100 });
     expect(result).toEqual({ events: 1, webhooks: 0, smppReceipts: 1, statuses: { failed: 1 } });
     const { rows } = await db.pool.query("SELECT id FROM outbox_events WHERE message_id = $1", [messageId]);
     expect(await jobIds(QUEUES.smppDlrOut)).toContain(rows[0].id);
+    const { rows: receipts } = await db.pool.query("SELECT 1 FROM smpp_receipts WHERE account_id = $1", [
+      accountId,
+    ]);
+    expect(receipts).toHaveLength(0);
   });
 
   it("two relays at once publish every event exactly once", async () => {

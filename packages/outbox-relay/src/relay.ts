@@ -7,6 +7,7 @@ import type {
   WebhookDeliverJob,
   WebhookDeliverProducer,
 } from "@sms/queues";
+import { notifyReceiptsStored, storeReceiptsFor } from "@sms/smpp-receipts";
 import { toWebhookEvent, type OutboxRow } from "@sms/webhook-events";
 import { CLAIM_EVENTS, INSERT_DELIVERIES } from "./relay.sql";
 
@@ -26,7 +27,7 @@ export interface RelayResult {
   events: number;
   /** Deliveries created and queued. */
   webhooks: number;
-  /** Receipt jobs queued for the smpp-server. */
+  /** Final events of SMPP-submitted messages: receipts written (or, rarely, queued) for the smpp-server. */
   smppReceipts: number;
   /** Events published by this call per status they announce (each status change is relayed once: the metric's source). */
   statuses: Record<string, number>;
@@ -37,10 +38,11 @@ export interface RelayResult {
  * - a webhook_deliveries row per event of an account with an endpoint, queued on
  *   webhook.deliver after the commit (the worker reads the row, so it must exist
  *   first); if that enqueue fails, the webhook reconciler finds the pending row;
- * - an smpp.dlr-out job per final event (delivered, failed, canceled) of a message
- *   submitted over SMPP, queued before the
- *   commit (the job carries all it needs; a rollback means it is queued again under
- *   the same job id, which BullMQ ignores while the first exists).
+ * - the smpp_receipts rows of each final event (delivered, failed, canceled) of a
+ *   message submitted over SMPP, in the same transaction, with a notification to the
+ *   smpp-server replicas at the commit; an smpp.dlr-out job, queued before the commit,
+ *   only for an event whose message has no submit record yet (a rollback queues it
+ *   again under the same job id, which BullMQ ignores while the first exists).
  */
 export async function relayOutbox(
   pool: pg.Pool,
@@ -81,8 +83,14 @@ async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, 
     rows.filter((row) => row.endpoint_enabled !== null),
   );
   // Receipts report final outcomes only (SMPP registered_delivery): queued and sent stay here.
+  // They are written here, in the claim's transaction: a receipt exists exactly when its event
+  // is published, whatever happens to Redis. The smpp-server replicas hear of them at the commit.
   const receipts = rows.filter(isFinalSmppEvent).map(toSmppReceipt);
-  await producers.smppReceipts.enqueue(receipts);
+  const { found, accountIds } = await storeReceiptsFor(client, receipts);
+  await notifyReceiptsStored(client, accountIds);
+  // A message without a submit record yet (its concatenated parts are linked a moment after the
+  // acceptance) goes through smpp.dlr-out, whose retries wait for the record.
+  await producers.smppReceipts.enqueue(receipts.filter((_, i) => !found[i]));
   const statuses: Record<string, number> = {};
   for (const row of rows) {
     const status = row.payload.status;

@@ -1,20 +1,13 @@
 import type pg from "pg";
 import { Batcher } from "@sms/db";
 import type { SmppReceiptJob } from "@sms/queues";
-import { buildReceiptText, isFinalStatus, wantsReceipt } from "./receipt-text";
-import { insertReceipts, type ReceiptRow } from "./receipts.sql";
-
-/** The submit records of one message, with what the receipt text needs from the message. */
-interface SubmitOfMessage {
-  id: string;
-  account_id: string;
-  message_id: string;
-  registered_delivery: number;
-  source_addr: string;
-  destination_addr: string;
-  created_at: Date;
-  body: string;
-}
+import {
+  buildReceiptText,
+  insertReceipts,
+  isFinalStatus,
+  notifyReceiptsStored,
+  storeReceiptsFor,
+} from "@sms/smpp-receipts";
 
 /** A final status whose submit records are not there (yet): the job fails and BullMQ retries it. */
 export class SubmitRecordMissingError extends Error {
@@ -22,59 +15,20 @@ export class SubmitRecordMissingError extends Error {
 }
 
 /**
- * Turns smpp.dlr-out jobs into smpp_receipts rows, one per submit_sm id of the message
- * that asked for a receipt (a concatenated message has one per part). Jobs are written
- * in groups (group commit); `onStored` then wakes the sender for those accounts.
+ * Consumes smpp.dlr-out jobs: the outbox relay writes receipts in its own transaction and
+ * queues a job only for a final event whose message had no submit record yet (a
+ * concatenated group linked a moment after its acceptance), and older relays queued one
+ * per event. Jobs are stored in groups (group commit); `onStored` then wakes the sender
+ * for those accounts, and every other replica hears of them by notification.
  */
 export function createDlrOutProcessor(pool: pg.Pool, onStored: (accountIds: string[]) => void) {
   const batcher = new Batcher<SmppReceiptJob, boolean>(
     async (jobs) => {
-      const finals = jobs.filter((job) => isFinalStatus(job.status));
-      if (finals.length === 0) return jobs.map(() => true);
-      const { rows } = await pool.query<SubmitOfMessage>({
-        name: "smpp-submits-of-messages",
-        // The body by a subquery per submit, not a join: with a join the planner hashed the whole
-        // messages table whenever its statistics lagged the table's growth (20 ms a batch at 30,000
-        // rows); a subquery is always one primary-key probe.
-        text: `SELECT s.id, s.account_id, s.message_id, s.registered_delivery, s.source_addr, s.destination_addr,
-                      s.created_at, (SELECT m.body FROM messages m WHERE m.id = s.message_id) AS body
-               FROM smpp_submits s
-               WHERE s.message_id = ANY($1::text[])`,
-        values: [finals.map((job) => job.messageId)],
-      });
-      const byMessage = new Map<string, SubmitOfMessage[]>();
-      for (const row of rows) byMessage.set(row.message_id, [...(byMessage.get(row.message_id) ?? []), row]);
-      const receipts: ReceiptRow[] = [];
-      const found = jobs.map((job) => {
-        const status = job.status;
-        if (!isFinalStatus(status)) return true;
-        // account_id must match the job's: a receipt never crosses accounts, whatever a job says.
-        const submits = (byMessage.get(job.messageId) ?? []).filter((s) => s.account_id === job.accountId);
-        for (const submit of submits) {
-          if (!wantsReceipt(submit.registered_delivery, status)) continue;
-          const { text, messageState } = buildReceiptText({
-            submitId: submit.id,
-            status,
-            errorCode: job.errorCode,
-            submittedAt: submit.created_at,
-            doneAt: new Date(job.occurredAt),
-            body: submit.body,
-          });
-          receipts.push({
-            eventId: job.eventId,
-            accountId: job.accountId,
-            submitId: submit.id,
-            messageId: job.messageId,
-            sourceAddr: submit.destination_addr,
-            destinationAddr: submit.source_addr,
-            messageState,
-            text,
-          });
-        }
-        return submits.length > 0;
-      });
-      await insertReceipts(pool, receipts);
-      if (receipts.length) onStored([...new Set(receipts.map((r) => r.accountId))]);
+      const { found, accountIds } = await storeReceiptsFor(pool, jobs);
+      if (accountIds.length) {
+        await notifyReceiptsStored(pool, accountIds);
+        onStored(accountIds);
+      }
       return found;
     },
     { maxBatch: 500, maxConcurrent: 2 },

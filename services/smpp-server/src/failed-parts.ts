@@ -1,6 +1,5 @@
 import type pg from "pg";
-import { buildReceiptText, wantsReceipt } from "./receipt-text";
-import { insertReceipts } from "./receipts.sql";
+import { buildReceiptText, insertReceipts, wantsReceipt } from "@sms/smpp-receipts";
 import type { FailedPart } from "./concatenation.sql";
 
 /**

@@ -16,6 +16,7 @@ import { storeFailedPartReceipts } from "./failed-parts";
 import { startListener } from "./listener";
 import { ServerMetrics } from "./metrics";
 import { createQueryHandler } from "./query.handler";
+import { listenForReceipts } from "./receipt-notifications";
 import { ReceiptPump } from "./receipt-pump";
 import { SessionRegistry } from "./sessions";
 import { createSubmitHandler } from "./submit.handler";
@@ -127,6 +128,8 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
     metrics,
     logger,
   );
+  // Receipts stored by the outbox relay (or any replica) wake this replica's sender at once.
+  const notifications = listenForReceipts(config.DATABASE_URL, (accountId) => pump.kick(accountId), logger);
   const processReceiptJob = createDlrOutProcessor(pool, (accountIds) =>
     accountIds.forEach((id) => pump.kick(id)),
   );
@@ -186,7 +189,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
     clearInterval(sweepTimer);
     await within(listener.close());
     leases.stop();
-    await within(Promise.all([worker.close(), pump.stop()]));
+    await within(Promise.all([worker.close(), pump.stop(), notifications.stop()]));
     await within(acceptance.close());
     await within(producer.close());
     // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
