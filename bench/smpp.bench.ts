@@ -14,7 +14,14 @@ import { notifyReceiptsStored, storeReceiptsFor } from "@sms/smpp-receipts";
 import { encodeGsm7 } from "@sms/sms-encoding";
 import { SmppClient } from "@sms/smpp";
 import { cpuSecondsOf, machineLoad } from "./load-generator";
-import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
+import {
+  BACKGROUND_NICE,
+  createBenchAccount,
+  deleteRedisPrefix,
+  freshDatabase,
+  startService,
+  stopService,
+} from "./support";
 
 const TOTAL = Number(process.env.BENCH_SMPP_MESSAGES ?? 30_000);
 const WINDOW = 100;
@@ -152,7 +159,7 @@ async function main(): Promise<void> {
     const directSeconds = ((receiptTimes.at(-1) ?? directStarted) - directStarted) / 1000;
 
     console.log(
-      `\nSMPP server: one transceiver bind, window ${WINDOW}, ${ALONE ? "the smpp-server alone (BENCH_SMPP_ALONE=1)" : "the whole platform running and processing what is submitted"}`,
+      `\nSMPP server: one transceiver bind, window ${WINDOW}, ${ALONE ? "the smpp-server alone (BENCH_SMPP_ALONE=1)" : `the whole platform running and processing what is submitted (background workers at nice ${BACKGROUND_NICE}, as npm start runs them)`}`,
     );
     console.log(
       `  submit_sm ESME_ROK   ${ids.length} in ${submitSeconds.toFixed(2)} s → ${(ids.length / submitSeconds).toFixed(0)} /s   (target ≥ 5000; refused ${refused})`,

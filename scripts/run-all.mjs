@@ -35,6 +35,11 @@ const PORTS = {
   dashboard: "3100",
   "ops-console": "3090",
 };
+// The background workers step back when the CPU is contended (PROCESS_NICE, see
+// @sms/service-runtime): on one host, a customer's request is answered first and the
+// backlog drains with what is left. BACKGROUND_NICE=0 runs everything alike.
+const BACKGROUND = new Set(["dispatcher", "dlr-ingest", "scheduler", "webhook-delivery", "otp"]);
+const BACKGROUND_NICE = process.env.BACKGROUND_NICE ?? "10";
 const services = wanted.filter((name) => existsSync(path.join(root, "services", name, "dist", "main.js")));
 
 const children = new Map();
@@ -52,7 +57,11 @@ for (const name of services) {
     process.execPath,
     ["--enable-source-maps", path.join(root, "services", name, "dist", "main.js")],
     {
-      env: { ...process.env, PORT: PORTS[name] ?? "0" },
+      env: {
+        ...process.env,
+        PORT: PORTS[name] ?? "0",
+        ...(BACKGROUND.has(name) ? { PROCESS_NICE: BACKGROUND_NICE } : {}),
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );

@@ -1,3 +1,4 @@
+import os from "node:os";
 import { createLogger, type Logger } from "@sms/logger";
 
 export interface ServiceDefinition<C extends { LOG_LEVEL: string }> {
@@ -19,7 +20,12 @@ export interface ServiceDefinition<C extends { LOG_LEVEL: string }> {
 export function runService<C extends { LOG_LEVEL: string }>(definition: ServiceDefinition<C>): void {
   const main = async () => {
     const config = definition.loadConfig();
+    const nice = processNice(process.env.PROCESS_NICE);
     const logger = createLogger(definition.name, config.LOG_LEVEL);
+    if (nice !== undefined) {
+      os.setPriority(nice);
+      logger.info("CPU priority lowered", { nice });
+    }
     const running: { service?: { stop(): Promise<void> } } = {};
     let stopping = false;
     let backstop: NodeJS.Timeout | undefined;
@@ -65,4 +71,21 @@ export function runService<C extends { LOG_LEVEL: string }>(definition: ServiceD
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   });
+}
+
+/**
+ * PROCESS_NICE, 0–19: how far this process steps back when the CPU is contended. On a host
+ * shared by the ingress (api-gateway, smpp-server) and the background workers, the workers
+ * run at 10 (`npm start` does this): a customer's request is answered first and the workers
+ * drain the backlog with what is left, instead of every process slowing alike. Containers
+ * and pods get the same from CPU shares and requests.
+ */
+export function processNice(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  const nice = Number(raw);
+  if (!/^\d+$/.test(raw) || nice > 19)
+    throw new Error(
+      `Invalid configuration:\n  PROCESS_NICE: an integer from 0 to 19, got ${JSON.stringify(raw)}`,
+    );
+  return nice;
 }
