@@ -80,6 +80,8 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
       error: error.message,
     });
   });
+  // Without a listener BullMQ prints these raw to stderr ("could not renew lock" when starved).
+  worker.on("error", (error) => logger.warn("dispatch worker error", { error: error.message }));
   let stopping = false;
   const health = await startHealthServer(
     config.PORT,
