@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import http from "node:http";
-import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -109,6 +109,29 @@ export function cpuSecondsOf(pid: number | undefined): number {
   } catch {
     return NaN;
   }
+}
+
+/** CPU seconds used so far by every process whose command line contains `match` (PostgreSQL's backends, redis-server). */
+export function cpuSecondsMatching(match: string): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(match))
+        total += cpuSecondsOf(Number(entry));
+    } catch {
+      /* the process ended meanwhile */
+    }
+  }
+  return total;
+}
+
+/** Busy and idle CPU time of the whole machine so far, seconds summed over cores (/proc/stat). */
+export function machineCpu(): { busy: number; idle: number } {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  const busy = fields.slice(0, 8).reduce((a, b) => a + b, 0) - idle;
+  return { busy: busy / 100, idle: idle / 100 };
 }
 
 /** The 1-minute load average and the core count, for the line printed with each figure. */

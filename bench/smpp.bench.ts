@@ -13,7 +13,7 @@ import type { SmppReceiptJob } from "@sms/queues";
 import { notifyReceiptsStored, storeReceiptsFor } from "@sms/smpp-receipts";
 import { encodeGsm7 } from "@sms/sms-encoding";
 import { SmppClient } from "@sms/smpp";
-import { cpuSecondsOf, machineLoad } from "./load-generator";
+import { cpuSecondsMatching, cpuSecondsOf, machineCpu, machineLoad } from "./load-generator";
 import {
   BACKGROUND_NICE,
   createBenchAccount,
@@ -52,6 +52,9 @@ async function main(): Promise<void> {
   );
   await db.query("INSERT INTO routes (id, prefix, carrier_id, priority) VALUES ('rte_all', '+', 'sim', 0)");
 
+  const names = ALONE
+    ? ["smpp-server"]
+    : ["carrier-simulator", "dlr-ingest", "dispatcher", "scheduler", "smpp-server"];
   const children = ALONE
     ? []
     : [
@@ -107,6 +110,14 @@ async function main(): Promise<void> {
     const smppServer = children.at(-1)!;
     const loadBefore = machineLoad();
     const cpuBefore = cpuSecondsOf(smppServer.pid);
+    const everyCpu = () => [
+      ...children.map((child) => cpuSecondsOf(child.pid)),
+      cpuSecondsMatching("postgres"),
+      cpuSecondsMatching("redis-server"),
+      process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+    ];
+    const everyBefore = everyCpu();
+    const machineBefore = machineCpu();
     const started = Date.now();
     await Promise.all(
       Array.from({ length: TOTAL }, async () => {
@@ -117,6 +128,14 @@ async function main(): Promise<void> {
     );
     const submitSeconds = (Date.now() - started) / 1000;
     const submitCpu = cpuSecondsOf(smppServer.pid) - cpuBefore;
+    const everyAfter = everyCpu();
+    const machineAfter = machineCpu();
+    const idleShare =
+      (machineAfter.idle - machineBefore.idle) /
+      (machineAfter.idle - machineBefore.idle + machineAfter.busy - machineBefore.busy);
+    const cpuSplit = [...names, "postgres", "redis", "this client"]
+      .map((name, i) => `${name} ${(((everyAfter[i]! - everyBefore[i]!) / TOTAL) * 1e6).toFixed(0)}`)
+      .join(", ");
     const loadAfterSubmits = machineLoad();
 
     // 2. Receipts through the pipeline, for as long as RECEIPT_WAIT_MS allows.
@@ -166,6 +185,9 @@ async function main(): Promise<void> {
     );
     console.log(
       `  smpp-server CPU per submit_sm ${((submitCpu / TOTAL) * 1e6).toFixed(0)} µs; ${loadBefore} before the submits, ${loadAfterSubmits} after`,
+    );
+    console.log(
+      `  CPU during the submits, µs per submit_sm: ${cpuSplit}; the machine ${(idleShare * 100).toFixed(0)} % idle`,
     );
     console.log(
       `  receipts (pipeline)  ${pipelineReceipts}/${ids.length} within ${(RECEIPT_WAIT_MS / 1000).toFixed(0)} s of the last submit, last at ${pipelineSpan.toFixed(2)} s → ${(pipelineReceipts / pipelineSpan).toFixed(0)} /s from the first submit`,
