@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { terminate, waitFor, type ServiceProcess, launchService, expectCleanStop } from "@sms/testing";
 import { createHarness, type Harness } from "./harness";
 
@@ -76,4 +77,21 @@ describe("a scheduler sent SIGTERM under load", () => {
     expect(h.jobs).toHaveLength(TOTAL);
     console.log(`scheduler: SIGTERM at ${atStop}/${TOTAL} promoted, exited in ${stopped.elapsedMs} ms`);
   }, 120_000);
+});
+
+// The process runtime of every service, checked on this one.
+/** The nice value of a process's main thread (field 19 of /proc/<pid>/stat). */
+function niceOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+}
+
+it("a service started with PROCESS_NICE runs at that CPU priority; without it, at its parent's", async () => {
+  const lowered = await launchService("scheduler", { ...h.world.env, PROCESS_NICE: "10" }, processes);
+  const plain = await launchService("scheduler", h.world.env, processes);
+  expect(niceOf(lowered.service.child.pid!)).toBe(niceOf(process.pid) + 10);
+  expect(niceOf(plain.service.child.pid!)).toBe(niceOf(process.pid));
+  // Gone before any other test here counts what the schedulers of the database did.
+  lowered.service.kill();
+  plain.service.kill();
 });
