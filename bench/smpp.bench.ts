@@ -178,7 +178,7 @@ async function main(): Promise<void> {
     const directSeconds = ((receiptTimes.at(-1) ?? directStarted) - directStarted) / 1000;
 
     console.log(
-      `\nSMPP server: one transceiver bind, window ${WINDOW}, ${ALONE ? "the smpp-server alone (BENCH_SMPP_ALONE=1)" : `the whole platform running and processing what is submitted (background workers at nice ${BACKGROUND_NICE}, as npm start runs them)`}`,
+      `\nSMPP server: one transceiver bind, window ${WINDOW}, ${ALONE ? "the smpp-server alone (BENCH_SMPP_ALONE=1)" : `the whole platform running and processing what is submitted (background workers at nice ${BACKGROUND_NICE}; npm start runs them at 10)`}`,
     );
     console.log(
       `  submit_sm ESME_ROK   ${ids.length} in ${submitSeconds.toFixed(2)} s → ${(ids.length / submitSeconds).toFixed(0)} /s   (target ≥ 5000; refused ${refused})`,
