@@ -1,13 +1,16 @@
 // pnpm bench:smpp — one customer transceiver bind with a window of 100 against the built
-// smpp-server, with the rest of the platform running (carrier simulator, dispatcher,
-// dlr-ingest, scheduler with the outbox relay). Prints:
+// smpp-server, with the rest of the platform running as `npm start` runs it (carrier
+// simulator, dispatcher, dlr-ingest, scheduler with the outbox relay doing the work;
+// gateway, webhook-delivery, otp, dashboard and ops-console idle). Prints:
 //   1. submit_sm answered ESME_ROK per second (target ≥ 5,000/s);
 //   2. receipts returned to the customer per second as they come back through the
 //      pipeline (dispatcher → simulator → dlr-ingest → outbox relay → smpp-server);
 //   3. the receipt path alone (smpp_receipts rows and a notification, as the outbox relay
 //      writes them → deliver_sm), one more final event per accepted message (target ≥ 2,000/s).
+import crypto from "node:crypto";
 import pg from "pg";
 import { hashSmppPassword } from "@sms/auth";
+import { hashPassword } from "@sms/passwords";
 import { newId } from "@sms/ids";
 import type { SmppReceiptJob } from "@sms/queues";
 import { notifyReceiptsStored, storeReceiptsFor } from "@sms/smpp-receipts";
@@ -25,13 +28,38 @@ import {
 
 const TOTAL = Number(process.env.BENCH_SMPP_MESSAGES ?? 30_000);
 const WINDOW = 100;
-/** Ports BASE+1 … BASE+7 (BENCH_PORT, default 3950): two runs on one machine must not collide. */
+/** Ports BASE+1 … BASE+12 (BENCH_PORT, default 3950): two runs on one machine must not collide. */
 const BASE = Number(process.env.BENCH_PORT ?? 3950);
 const port = (n: number) => String(BASE + n);
 const SMPP_PORT = BASE + 1;
 const RECEIPT_WAIT_MS = Number(process.env.BENCH_SMPP_RECEIPT_WAIT_MS ?? 20_000);
 /** BENCH_SMPP_ALONE=1 starts only the smpp-server (to profile it): no receipts come back through the pipeline. */
 const ALONE = process.env.BENCH_SMPP_ALONE === "1";
+
+/** The services with nothing to do in this benchmark, on ports BASE+8 … BASE+12. */
+async function startIdleServices(common: Record<string, string>) {
+  const web = { HOST: "127.0.0.1", WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_ALLOW_HTTP: "true" };
+  const settings: Record<string, Record<string, string>> = {
+    "api-gateway": { HOST: "127.0.0.1" },
+    "webhook-delivery": web,
+    otp: {},
+    dashboard: { ...web, DASHBOARD_SECURE_COOKIES: "false" },
+    "ops-console": {
+      HOST: "127.0.0.1",
+      OPS_CONSOLE_PASSWORD_HASH: await hashPassword(crypto.randomBytes(16).toString("hex")),
+    },
+  };
+  const started = [];
+  for (const [i, [name, env]] of Object.entries(settings).entries())
+    started.push(
+      await startService(
+        name,
+        { ...common, ...env, PORT: port(8 + i) },
+        `http://127.0.0.1:${port(8 + i)}/readyz`,
+      ),
+    );
+  return started;
+}
 
 async function main(): Promise<void> {
   const base = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms";
@@ -52,9 +80,12 @@ async function main(): Promise<void> {
   );
   await db.query("INSERT INTO routes (id, prefix, carrier_id, priority) VALUES ('rte_all', '+', 'sim', 0)");
 
+  // Everything `npm start` runs; the gateway, webhook-delivery, otp, dashboard and ops-console have
+  // no work here but run their loops (reconcilers, sweeps, metrics) as they would.
+  const idle = ["api-gateway", "webhook-delivery", "otp", "dashboard", "ops-console"];
   const names = ALONE
     ? ["smpp-server"]
-    : ["carrier-simulator", "dlr-ingest", "dispatcher", "scheduler", "smpp-server"];
+    : ["carrier-simulator", "dlr-ingest", "dispatcher", "scheduler", ...idle, "smpp-server"];
   const children = ALONE
     ? []
     : [
@@ -74,6 +105,7 @@ async function main(): Promise<void> {
         await startService("dlr-ingest", { ...common, PORT: port(4) }, `http://127.0.0.1:${port(4)}/readyz`),
         await startService("dispatcher", { ...common, PORT: port(5) }, `http://127.0.0.1:${port(5)}/readyz`),
         await startService("scheduler", { ...common, PORT: port(6) }, `http://127.0.0.1:${port(6)}/readyz`),
+        ...(await startIdleServices(common)),
       ];
   children.push(
     await startService(
