@@ -139,6 +139,7 @@ describe("database trouble", () => {
         db,
         gatewayUrl: cli.gatewayUrl,
         dashboardUrl: "http://127.0.0.1:3100",
+        smppServerAddress: "127.0.0.1:2775",
         simulatorSmpp: cli.simulatorSmpp,
         webhooks: () => {
           throw new Error("no webhook commands here");

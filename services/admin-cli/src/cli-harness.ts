@@ -53,6 +53,7 @@ export async function startCliHarness(): Promise<CliHarness> {
       db,
       gatewayUrl,
       dashboardUrl: "http://127.0.0.1:3100",
+      smppServerAddress: "127.0.0.1:2775",
       simulatorSmpp,
       webhooks: () => webhookIo,
       ...settings,

@@ -9,6 +9,7 @@ describe("loadAdminConfig", () => {
       DASHBOARD_URL: "http://127.0.0.1:3100",
       SIMULATOR_SMPP_HOST: "127.0.0.1",
       SIMULATOR_SMPP_PORT: 2776,
+      SMPP_SERVER_ADDRESS: "127.0.0.1:2775",
       REDIS_URL: "redis://127.0.0.1:6379",
       REDIS_PREFIX: "sms",
       WEBHOOK_ALLOW_LOOPBACK: false,

@@ -12,6 +12,8 @@ const AdminConfig = z.object({
   SIMULATOR_SMPP_HOST: z.string().min(1).default("127.0.0.1"),
   /** Port of that listener (the simulator's CARRIER_SIM_SMPP_PORT, 2776 unless changed). */
   SIMULATOR_SMPP_PORT: envInt(2776, 1, 65_535),
+  /** Where customers bind to our smpp-server, for the SMPP line `demo` prints. */
+  SMPP_SERVER_ADDRESS: z.string().min(1).default("127.0.0.1:2775"),
   /** Redis, for `webhook replay` (it queues deliveries again). */
   REDIS_URL: commonSettings.REDIS_URL,
   REDIS_PREFIX: commonSettings.REDIS_PREFIX,

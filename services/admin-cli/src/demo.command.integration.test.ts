@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { hashApiKey, hashSecretToken } from "@sms/auth";
+import { hashApiKey, hashSecretToken, verifySmppPassword } from "@sms/auth";
 import { startCliHarness, type CliHarness } from "./cli-harness";
 
 let cli: CliHarness;
@@ -51,6 +51,25 @@ describe("demo", () => {
     const active = keys.filter((k) => k.revokedAt === null);
     expect(active.map((k) => k.hash)).toEqual([hashApiKey(second.key)]);
     expect(keys.find((k) => k.hash === hashApiKey(firstKey))?.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it("gives the demo account SMPP credentials, a new password each run, that the smpp-server's check accepts", async () => {
+    const first = await cli.run("demo");
+    const line =
+      /^SMPP: bind to 127\.0\.0\.1:2775 with system_id demo, password (\S+) \(sender id DEMO\)$/m.exec(
+        first.stdout,
+      );
+    expect(line).not.toBeNull();
+    const second = await cli.json<{ account_id: string; smpp_system_id: string; smpp_password: string }>(
+      "demo",
+    );
+    expect(second.smpp_system_id).toBe("demo");
+    expect(second.smpp_password).not.toBe(line![1]);
+    const stored = await cli.db.prisma.smppCredential.findUniqueOrThrow({ where: { systemId: "demo" } });
+    expect(stored.accountId).toBe(second.account_id);
+    expect(stored.passwordHash).not.toContain(second.smpp_password);
+    expect(await verifySmppPassword(second.smpp_password, stored.passwordHash)).toBe(true);
+    expect(await verifySmppPassword(line![1]!, stored.passwordHash)).toBe(false);
   });
 
   it("prints a one-time dashboard link for demo@example.com; each run replaces it and keeps one user", async () => {
@@ -154,7 +173,11 @@ describe("demo's carrier simulator", () => {
     expect(human.out).toContain(
       "Carrier simulator at 127.0.0.1:2776 (unchanged), route + → simulator (existing)",
     );
-    expect(human.stdout).not.toMatch(/password/i);
+    // The carrier's bind password ("platform") is never printed; the one password shown is the demo account's own.
+    expect(human.out.filter((line) => /password/i.test(line))).toEqual([
+      expect.stringMatching(/^SMPP: bind to /),
+    ]);
+    expect(human.stdout).not.toMatch(/(?<!SMS )\bplatform\b/);
   });
 
   it("follows a changed simulator address and leaves what an operator tuned", async () => {

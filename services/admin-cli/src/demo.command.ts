@@ -1,16 +1,19 @@
 import type { Command } from "commander";
-import { inviteDashboardUser, PERMISSIONS } from "@sms/auth";
+import { generateSmppPassword, inviteDashboardUser, PERMISSIONS } from "@sms/auth";
 import { newId, ulid } from "@sms/ids";
 import { createAccount } from "./accounts.command";
 import { issueApiKey } from "./keys.command";
 import { printResult, toNumber, type CliIo } from "./output";
 import type { Db } from "./records";
 import { addRoute } from "./routes.command";
+import { setSmppCredential } from "./smpp.command";
 
 const DEMO_ACCOUNT = "demo";
 const DEMO_CREDITS = 1000;
 const DEMO_SENDER = "DEMO";
 const DEMO_KEY_NAME = "demo-start";
+/** The demo account's SMPP system_id; its password is new on every run, like the key. */
+const DEMO_SMPP_SYSTEM_ID = "demo";
 /** Who signs in to the demo account's dashboard. */
 const DEMO_DASHBOARD_EMAIL = "demo@example.com";
 /** Serialises concurrent `demo` runs (two starts at once would otherwise create two demo accounts). */
@@ -48,6 +51,8 @@ export interface DemoSetup {
   isNewRoute: boolean;
   /** A one-time link where the demo person chooses a password for the dashboard. */
   dashboardLink: string;
+  /** SMPP credentials of the demo account (system_id "demo", a new password each run). */
+  smpp: { systemId: string; password: string };
 }
 
 /**
@@ -82,7 +87,8 @@ async function ensureSimulatorRoute(tx: Db): Promise<boolean> {
 
 /**
  * Makes the local demo ready, idempotently: the "demo" account (1000 credits on creation),
- * its sender id DEMO, one fresh "demo-start" key (earlier ones are revoked), the "simulator"
+ * its sender id DEMO, one fresh "demo-start" key (earlier ones are revoked), SMPP system_id
+ * "demo" with a fresh password (the earlier one stops working), the "simulator"
  * carrier at the configured SMPP address, and the route "+" → simulator.
  */
 export async function prepareDemo(io: CliIo): Promise<DemoSetup> {
@@ -111,6 +117,11 @@ export async function prepareDemo(io: CliIo): Promise<DemoSetup> {
       name: DEMO_KEY_NAME,
       permissions: PERMISSIONS,
     });
+    const smpp = await setSmppCredential(tx, {
+      accountId: account.id,
+      systemId: DEMO_SMPP_SYSTEM_ID,
+      password: generateSmppPassword(),
+    });
     const carrier = await ensureSimulatorCarrier(tx, io.simulatorSmpp);
     const isNewRoute = await ensureSimulatorRoute(tx);
     // A fresh one-time link on every start: the demo person keeps their password, if set.
@@ -129,6 +140,7 @@ export async function prepareDemo(io: CliIo): Promise<DemoSetup> {
       revokedKeys,
       carrier,
       isNewRoute,
+      smpp: { systemId: smpp.credential.systemId, password: smpp.password! },
     };
   });
 }
@@ -152,7 +164,8 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
   program
     .command("demo")
     .description(
-      `Prepare the local demo: account "${DEMO_ACCOUNT}", sender id ${DEMO_SENDER}, a fresh "${DEMO_KEY_NAME}" key, ` +
+      `Prepare the local demo: account "${DEMO_ACCOUNT}", sender id ${DEMO_SENDER}, a fresh "${DEMO_KEY_NAME}" key ` +
+        `and SMPP password (system_id ${DEMO_SMPP_SYSTEM_ID}), ` +
         `carrier "${SIMULATOR_CARRIER}" (the carrier simulator) and route "${SIMULATOR_ROUTE_PREFIX}" to it`,
     )
     .action(async (_options: unknown, command: Command) => {
@@ -178,6 +191,9 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
           curl_status: curl.status,
           dashboard_email: DEMO_DASHBOARD_EMAIL,
           dashboard_invite_link: demo.dashboardLink,
+          smpp_address: io.smppServerAddress,
+          smpp_system_id: demo.smpp.systemId,
+          smpp_password: demo.smpp.password,
         },
         lines: [
           `Demo account ${demo.accountId} (${demo.isNewAccount ? "created" : "existing"}, ${demo.balance} credits, sender id ${DEMO_SENDER})`,
@@ -195,6 +211,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
           curl.status,
           `Dashboard: open this one-time link to set up the sign-in of ${DEMO_DASHBOARD_EMAIL}:`,
           demo.dashboardLink,
+          `SMPP: bind to ${io.smppServerAddress} with system_id ${demo.smpp.systemId}, password ${demo.smpp.password} (sender id ${DEMO_SENDER})`,
         ],
       });
     });

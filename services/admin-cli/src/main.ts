@@ -22,6 +22,7 @@ async function main(): Promise<number> {
       err: (line) => process.stderr.write(`${line}\n`),
       gatewayUrl: config.GATEWAY_URL,
       dashboardUrl: config.DASHBOARD_URL,
+      smppServerAddress: config.SMPP_SERVER_ADDRESS,
       simulatorSmpp: { host: config.SIMULATOR_SMPP_HOST, port: config.SIMULATOR_SMPP_PORT },
       webhooks: () =>
         (webhooks ??= createWebhookIo(db, {

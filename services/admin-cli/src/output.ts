@@ -11,6 +11,8 @@ export interface CliIo {
   gatewayUrl: string;
   /** Base URL of the customer dashboard, for printed invite links. */
   dashboardUrl: string;
+  /** Where customers bind to our smpp-server (host:port), for the SMPP line the demo prints. */
+  smppServerAddress: string;
   /** Where the local carrier simulator listens for SMPP binds (the demo's "simulator" carrier). */
   simulatorSmpp: { host: string; port: number };
   /** Webhook settings, sender and queue; built on first use (they need SECRET_ENCRYPTION_KEY, Redis). */
