@@ -167,13 +167,14 @@ async function recordSubmittedOnce(pool: pg.Pool, records: SubmitRecord[]): Prom
         at,
       ],
     });
-    // Receipts that beat their submit response (rare): one look-up for every form of every id.
-    await matchPendingReceiptsFor(client, records);
     const completed = [...new Set(records.filter((r) => r.completesMessage).map((r) => r.messageId))];
     await applyTransitions(
       client,
       completed.map((messageId) => ({ messageId, to: "sent" as const, at })),
     );
+    // Receipts that beat their submit response: one look-up for every form of every id. After
+    // the move to sent, so the message's history still reads queued → sent → delivered.
+    await matchPendingReceiptsFor(client, records);
   });
 }
 
