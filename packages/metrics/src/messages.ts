@@ -110,8 +110,8 @@ SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age F
 /**
  * The event relay's backlog, read from PostgreSQL at scrape time (a platform-wide figure):
  * status changes not yet turned into webhook deliveries and SMPP receipts. Both reads
- * walk the (published_at, created_at) index: the age reads its first entry, the count at
- * most OUTBOX_COUNT_CAP entries.
+ * walk the partial index of unpublished events: the age reads its first entry, the count
+ * at most OUTBOX_COUNT_CAP entries.
  */
 export class OutboxMetrics {
   readonly pending: Gauge;

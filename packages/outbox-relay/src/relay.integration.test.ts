@@ -15,6 +15,7 @@ import { createSecretBox } from "@sms/secret-box";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
 import { WebhookEndpoints } from "@sms/webhook-endpoints";
 import { relayOutbox, type RelayProducers } from "./index";
+import { CLAIM_EVENTS } from "./relay.sql";
 
 describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
   let world: TestWorld;
@@ -163,6 +164,23 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
       accountId,
     ]);
     expect(receipts).toHaveLength(0);
+  });
+
+  it("claims from the index of unpublished events in order, without sorting the backlog", async () => {
+    await db.pool.query(
+      `INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload, created_at, published_at)
+       SELECT 'evt_backlog' || n, 'acc_backlog', 'msg_backlog' || n, 'message.sent', 2, '{}',
+              now() - make_interval(secs => n), CASE WHEN n % 4 = 0 THEN NULL ELSE now() END
+       FROM generate_series(1, 20000) AS n`,
+    );
+    await db.pool.query("ANALYZE outbox_events");
+    const { rows } = await db.pool.query<{ "QUERY PLAN": string }>(
+      `EXPLAIN ${CLAIM_EVENTS.replace("$1", "500")}`,
+    );
+    const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
+    expect(plan).toContain("outbox_events_unpublished_idx");
+    expect(plan).not.toMatch(/Sort Key: outbox_events\.created_at/);
+    await db.pool.query("DELETE FROM outbox_events WHERE account_id = 'acc_backlog'");
   });
 
   it("two relays at once publish every event exactly once", async () => {
