@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { generateApiKey, PERMISSIONS } from "@sms/auth";
@@ -63,7 +64,9 @@ export const BENCH_SECRETS = {
  * The background workers run at PROCESS_NICE 10, as `npm start` runs them (scripts/run-all.mjs):
  * the benches measure the platform as shipped. BACKGROUND_NICE=0 runs every process alike.
  */
-const BACKGROUND = new Set(["dispatcher", "dlr-ingest", "scheduler", "webhook-delivery", "otp"]);
+const BACKGROUND = new Set<string>(
+  JSON.parse(readFileSync(path.join(root, "scripts", "background-services.json"), "utf8")),
+);
 export const BACKGROUND_NICE = process.env.BACKGROUND_NICE ?? "10";
 
 /** Starts a built service as its own process and waits for its /readyz. */

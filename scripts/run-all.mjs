@@ -3,7 +3,7 @@
 // are stopped (a half-running platform is worse than a clear failure).
 // SERVICES=api-gateway,dispatcher limits the set. Production runs each service on its own.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -35,10 +35,13 @@ const PORTS = {
   dashboard: "3100",
   "ops-console": "3090",
 };
-// The background workers step back when the CPU is contended (PROCESS_NICE, see
+// The background workers (scripts/background-services.json, which the benches read too)
+// step back when the CPU is contended (PROCESS_NICE, see
 // @sms/service-runtime): on one host, a customer's request is answered first and the
 // backlog drains with what is left. BACKGROUND_NICE=0 runs everything alike.
-const BACKGROUND = new Set(["dispatcher", "dlr-ingest", "scheduler", "webhook-delivery", "otp"]);
+const BACKGROUND = new Set(
+  JSON.parse(readFileSync(path.join(root, "scripts", "background-services.json"), "utf8")),
+);
 const BACKGROUND_NICE = process.env.BACKGROUND_NICE ?? "10";
 const services = wanted.filter((name) => existsSync(path.join(root, "services", name, "dist", "main.js")));
 
