@@ -146,7 +146,7 @@ async function main(): Promise<void> {
       ...children.map((child) => cpuSecondsOf(child.pid)),
       cpuSecondsMatching("postgres"),
       cpuSecondsMatching("redis-server"),
-      process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+      ((usage) => (usage.user + usage.system) / 1e6)(process.cpuUsage()),
     ];
     const everyBefore = everyCpu();
     const machineBefore = machineCpu();

@@ -45,7 +45,11 @@ export async function storeReceiptsFor(
     values: [finals.map((event) => event.messageId)],
   });
   const byMessage = new Map<string, SubmitOfMessage[]>();
-  for (const row of rows) byMessage.set(row.message_id, [...(byMessage.get(row.message_id) ?? []), row]);
+  for (const row of rows) {
+    const submits = byMessage.get(row.message_id);
+    if (submits) submits.push(row);
+    else byMessage.set(row.message_id, [row]);
+  }
   const receipts: ReceiptRow[] = [];
   const found = events.map((event) => {
     const status = event.status;
