@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { WebhookDeliverProducer } from "@sms/queues";
 
 export type ReplayFilter =
-  { eventIds: readonly string[]; accountId?: string } | { accountId: string; from: Date; until: Date };
+  { eventIds: readonly string[]; accountId?: string } | { accountId: string; from: Date; until?: Date };
 
 // Only failed deliveries are replayed; `baseAttempt` restarts the schedule from here.
 const RESET = `
@@ -16,7 +16,7 @@ RETURNING event_id, account_id, attempts`;
 
 /**
  * Sends failed deliveries again (by event id, or an account's failed deliveries created
- * in [from, until)): each goes back to pending, keeps its webhook-id, and runs the
+ * in [from, until), or from `from` on when until is not given): each goes back to pending, keeps its webhook-id, and runs the
  * whole retry schedule again. Returns how many were replayed.
  */
 export async function replayFailedDeliveries(
@@ -27,7 +27,7 @@ export async function replayFailedDeliveries(
   const values =
     "eventIds" in filter
       ? [filter.eventIds, filter.accountId ?? null, null, null]
-      : [null, filter.accountId, filter.from, filter.until];
+      : [null, filter.accountId, filter.from, filter.until ?? null];
   const { rows } = await pool.query<{ event_id: string; account_id: string; attempts: number }>(
     RESET,
     values,

@@ -205,7 +205,8 @@ export function registerWebhookCommands(program: Command, io: CliIo): void {
           : {
               accountId: options.account!,
               from: parseInstant(options.from!, "--from"),
-              until: options.until ? parseInstant(options.until, "--until") : new Date(),
+              // No --until: no upper bound, rather than this machine's clock (it may be behind the database's).
+              ...(options.until ? { until: parseInstant(options.until, "--until") } : {}),
             };
         const queue = io.webhooks().producer();
         try {
