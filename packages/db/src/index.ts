@@ -63,4 +63,4 @@ export function createDatabase(
   };
 }
 export { Batcher } from "./batcher";
-export { inTransaction, type Queryable } from "./transaction";
+export { inTransaction, retryOnDeadlock, type Queryable } from "./transaction";

@@ -32,3 +32,22 @@ export async function inTransaction<T>(
     throw error;
   }
 }
+
+const DEADLOCK_DETECTED = "40P01";
+
+/**
+ * Runs `work` again when PostgreSQL aborted it as one side of a deadlock, up to `attempts`
+ * times in all. Only for work that is all-or-nothing (one statement, or one transaction
+ * of its own): the aborted attempt then left nothing behind. Two writers of the same rows
+ * can deadlock even in the same lock order, for example through the row lock a
+ * foreign-key check takes on a row its own statement updated while another waits for it.
+ */
+export async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= attempts) throw error;
+    }
+  }
+}

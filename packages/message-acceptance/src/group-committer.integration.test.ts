@@ -163,4 +163,50 @@ describe("GroupCommitter (real PostgreSQL)", () => {
       Array.from({ length: 40 }, (_, i) => 39 - i),
     );
   });
+
+  it("accepts everything when flushes of one account run at once (a deadlock between them is retried)", async () => {
+    // Concurrent flushes of one account can deadlock on its balance row even though each
+    // locks it first: the foreign-key checks of a flush lock the row version it just
+    // updated while the next flush waits for it (seen with four flushes in flight).
+    const id = await account(1_000_000);
+    const wide = new pg.Pool({ connectionString: world.databaseUrl, max: 16 });
+    wide.on("error", () => undefined);
+    try {
+      const committers = Array.from(
+        { length: 4 },
+        () => new GroupCommitter(wide, { maxConcurrentFlushes: 4 }),
+      );
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 20_000 }, (_, i) =>
+          committers[i % 4]!.commit({ accountId: id, messages: [message(id)] }),
+        ),
+      );
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === "rejected");
+      expect(refused.map((o) => String(o.reason))).toEqual([]);
+      expect(await balanceOf(id)).toBe(1_000_000 - 20_000);
+    } finally {
+      await wide.end();
+    }
+  });
+
+  it("retries a flush PostgreSQL aborted as a deadlock instead of refusing its acceptances", async () => {
+    const id = await account(10);
+    let aborted = 0;
+    // The pool answers the first statement with the error PostgreSQL gives one side of a deadlock.
+    const deadlockingOnce = new Proxy(pool, {
+      get(target, property, receiver) {
+        if (property === "query")
+          return (...args: Parameters<pg.Pool["query"]>) => {
+            if (aborted++ === 0)
+              return Promise.reject(Object.assign(new Error("deadlock detected"), { code: "40P01" }));
+            return (target.query as (...a: unknown[]) => unknown)(...args);
+          };
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    const committer = new GroupCommitter(deadlockingOnce, { maxConcurrentFlushes: 1 });
+    await committer.commit({ accountId: id, messages: [message(id)] });
+    expect(aborted).toBe(2);
+    expect(await balanceOf(id)).toBe(9);
+  });
 });

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { retryOnDeadlock } from "@sms/db";
 import { ApiError } from "@sms/errors";
 import type { PreparedMessage } from "./prepare";
 import {
@@ -47,6 +48,11 @@ interface Pending {
  * row locked for that statement alone. The items of an account it could not cover, and
  * OTPs (their superseding needs the lock taken by an earlier statement), are decided one
  * by one in a transaction: lock the balances, decide, write, commit.
+ *
+ * Flushes of one account in flight at once (several committers, or maxConcurrentFlushes
+ * above 1) can deadlock on its balance row although each locks it first: a flush's
+ * foreign-key checks lock the row version it just updated while the next flush waits for
+ * that row. Either form is all-or-nothing, so a flush PostgreSQL aborted is run again.
  */
 export class GroupCommitter {
   private readonly queue: Pending[] = [];
@@ -93,7 +99,8 @@ export class GroupCommitter {
     let decided = pending.filter((entry) => entry.item.otp);
     if (direct.length > 0) {
       try {
-        const charged = await writeIfCovered(this.pool, rowsOf(direct));
+        const rows = rowsOf(direct);
+        const charged = await retryOnDeadlock(() => writeIfCovered(this.pool, rows));
         this.settle(
           direct.filter((entry) => charged.has(entry.item.accountId)),
           new Map(),
@@ -108,6 +115,17 @@ export class GroupCommitter {
 
   /** One transaction: lock the balances, charge each item that fits (in order), write, commit. */
   private async decideEach(pending: Pending[]): Promise<void> {
+    let outcomes: Map<Pending, ApiError | null>;
+    try {
+      outcomes = await retryOnDeadlock(() => this.decideEachOnce(pending));
+    } catch (error) {
+      for (const entry of pending) entry.reject(error);
+      return;
+    }
+    this.settle(pending, outcomes);
+  }
+
+  private async decideEachOnce(pending: Pending[]): Promise<Map<Pending, ApiError | null>> {
     let client: pg.PoolClient | undefined;
     const outcomes = new Map<Pending, ApiError | null>();
     try {
@@ -150,11 +168,10 @@ export class GroupCommitter {
     } catch (error) {
       await client?.query("ROLLBACK").catch(() => undefined);
       client?.release(true);
-      for (const entry of pending) entry.reject(error);
-      return;
+      throw error;
     }
     client.release();
-    this.settle(pending, outcomes);
+    return outcomes;
   }
 
   /** Answers committed entries (an outcome of null, or none) and refused ones; hands the queued ids off. */

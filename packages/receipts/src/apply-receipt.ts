@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { ReceiptState } from "@sms/smpp";
 import { carrierIdForms } from "./id-forms";
 import { resolveReceipts, type ReceiptOutcome, type Resolution } from "./resolve-receipts";
-import { inTransaction } from "./transaction";
+import { inTransaction, retryOnDeadlock } from "./transaction";
 
 /** One delivery receipt as a carrier sent it (over SMPP or HTTP). */
 export interface ReceiptInput {
@@ -52,8 +52,6 @@ export async function applyReceipt(pool: pg.Pool, input: ReceiptInput): Promise<
 
 export type { ReceiptOutcome };
 
-const DEADLOCK = "40P01";
-
 /**
  * Applies many receipts in ONE transaction (group commit: one WAL flush for the batch),
  * with the same locks and rules as applyReceipt, set-based: every advisory key of the
@@ -76,46 +74,41 @@ export async function applyReceipts(
   const keys = [
     ...new Set(prepared.flatMap((p) => p.forms.map((form) => `${p.input.carrierId}:${form}`))),
   ].sort();
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await inTransaction(pool, async (client) => {
-        await client.query({
-          name: "receipts-lock-batch",
-          // The same key as lockCarrierMessageId: carrier || ':' || id.
-          text: "SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n",
-          values: [keys],
-        });
-        const resolutions = await resolveReceipts(
-          client,
-          prepared.map(({ input, carrierMessageId, forms }) => ({
-            carrierId: input.carrierId,
-            forms,
-            quotedId: carrierMessageId,
-            state: input.state,
-            errorCode: input.errorCode,
-            doneAt: input.doneAt,
-          })),
-        );
-        const inserted = await client.query<{ id: string }>({
-          name: "receipts-insert-batch",
-          text: INSERT_RECEIPTS,
-          values: [
-            prepared.map((p) => p.input.carrierId),
-            prepared.map((p) => p.carrierMessageId),
-            prepared.map((p) => p.input.state),
-            prepared.map((p) => p.input.errorCode ?? null),
-            resolutions.map((r) => r.outcome),
-            resolutions.map((r) => r.messageId ?? null),
-            resolutions.map((r) => r.seq ?? null),
-            prepared.map((p) => (p.input.raw === undefined ? null : JSON.stringify(p.input.raw))),
-            prepared.map((p) => p.input.receivedBy ?? null),
-          ],
-        });
-        return resolutions.map((resolution, i) => ({ ...resolution, receiptId: inserted.rows[i]!.id }));
+  return retryOnDeadlock(() =>
+    inTransaction(pool, async (client) => {
+      await client.query({
+        name: "receipts-lock-batch",
+        // The same key as lockCarrierMessageId: carrier || ':' || id.
+        text: "SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n",
+        values: [keys],
       });
-    } catch (error) {
-      if ((error as { code?: string }).code === DEADLOCK && attempt < 3) continue;
-      throw error;
-    }
-  }
+      const resolutions = await resolveReceipts(
+        client,
+        prepared.map(({ input, carrierMessageId, forms }) => ({
+          carrierId: input.carrierId,
+          forms,
+          quotedId: carrierMessageId,
+          state: input.state,
+          errorCode: input.errorCode,
+          doneAt: input.doneAt,
+        })),
+      );
+      const inserted = await client.query<{ id: string }>({
+        name: "receipts-insert-batch",
+        text: INSERT_RECEIPTS,
+        values: [
+          prepared.map((p) => p.input.carrierId),
+          prepared.map((p) => p.carrierMessageId),
+          prepared.map((p) => p.input.state),
+          prepared.map((p) => p.input.errorCode ?? null),
+          resolutions.map((r) => r.outcome),
+          resolutions.map((r) => r.messageId ?? null),
+          resolutions.map((r) => r.seq ?? null),
+          prepared.map((p) => (p.input.raw === undefined ? null : JSON.stringify(p.input.raw))),
+          prepared.map((p) => p.input.receivedBy ?? null),
+        ],
+      });
+      return resolutions.map((resolution, i) => ({ ...resolution, receiptId: inserted.rows[i]!.id }));
+    }),
+  );
 }

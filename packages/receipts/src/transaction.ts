@@ -1,2 +1,2 @@
 // One transaction helper for the tree: it lives in @sms/db.
-export { inTransaction } from "@sms/db";
+export { inTransaction, retryOnDeadlock } from "@sms/db";

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { inTransaction } from "@sms/db";
+import { inTransaction, retryOnDeadlock } from "@sms/db";
 import { applyTransition, applyTransitions } from "@sms/message-state";
 import { matchPendingReceiptsFor } from "@sms/receipts";
 
@@ -130,17 +130,8 @@ export interface SubmitRecord {
 export async function recordSubmitted(pool: pg.Pool, records: SubmitRecord[]): Promise<void> {
   // A deadlock (PostgreSQL aborts one side) is retried: failing the batch would leave its
   // segments 'submitting', and their retried jobs would submit them a second time.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await recordSubmittedOnce(pool, records);
-    } catch (error) {
-      if ((error as { code?: string }).code === DEADLOCK && attempt < 3) continue;
-      throw error;
-    }
-  }
+  return retryOnDeadlock(() => recordSubmittedOnce(pool, records));
 }
-
-const DEADLOCK = "40P01";
 
 async function recordSubmittedOnce(pool: pg.Pool, records: SubmitRecord[]): Promise<void> {
   const keys = [...new Set(records.map((r) => `${r.carrierId}:${r.carrierMessageId}`))].sort();
