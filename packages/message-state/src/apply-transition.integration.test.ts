@@ -125,7 +125,11 @@ describe("applyTransition (real PostgreSQL)", () => {
         );
         expect(outbox).toHaveLength(1);
         expect(outbox[0].id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
-        expect(outbox[0]).toMatchObject({ type, account_id: accountId, published_at: null });
+        expect(outbox[0]).toMatchObject({ type, account_id: accountId });
+        const { rows: pending } = await db.pool.query("SELECT 1 FROM outbox_pending WHERE event_id = $1", [
+          outbox[0].id,
+        ]);
+        expect(pending).toHaveLength(1);
         expect(Object.keys(outbox[0].payload).sort()).toEqual(
           [
             "batch_id",

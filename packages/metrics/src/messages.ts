@@ -103,15 +103,14 @@ export class MessageFlowMetrics {
 export const OUTBOX_COUNT_CAP = 100_000;
 
 const COUNT_PENDING_EVENTS = `
-SELECT count(*)::int AS n FROM (SELECT 1 FROM outbox_events WHERE published_at IS NULL LIMIT ${OUTBOX_COUNT_CAP}) AS pending`;
+SELECT count(*)::int AS n FROM (SELECT 1 FROM outbox_pending LIMIT ${OUTBOX_COUNT_CAP}) AS pending`;
 const OLDEST_PENDING_EVENT = `
-SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM outbox_events WHERE published_at IS NULL`;
+SELECT COALESCE((SELECT EXTRACT(EPOCH FROM now() - created_at) FROM outbox_pending ORDER BY seq LIMIT 1), 0)::float8 AS age`;
 
 /**
  * The event relay's backlog, read from PostgreSQL at scrape time (a platform-wide figure):
- * status changes not yet turned into webhook deliveries and SMPP receipts. Both reads
- * walk the partial index of unpublished events: the age reads its first entry, the count
- * at most OUTBOX_COUNT_CAP entries.
+ * status changes not yet turned into webhook deliveries and SMPP receipts, the rows of
+ * outbox_pending. The age reads the first in order, the count at most OUTBOX_COUNT_CAP.
  */
 export class OutboxMetrics {
   readonly pending: Gauge;

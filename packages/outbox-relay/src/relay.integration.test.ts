@@ -98,7 +98,7 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
       },
     });
     expect(JSON.stringify(pending.payload)).not.toContain("secret text");
-    const { rows: events } = await db.pool.query("SELECT id FROM outbox_events WHERE published_at IS NULL");
+    const { rows: events } = await db.pool.query("SELECT event_id FROM outbox_pending");
     expect(events).toHaveLength(0);
     const { rows: ids } = await db.pool.query(
       "SELECT event_id FROM webhook_deliveries WHERE status = 'pending'",
@@ -166,21 +166,78 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     expect(receipts).toHaveLength(0);
   });
 
-  it("claims from the index of unpublished events in order, without sorting the backlog", async () => {
+  it("claims the oldest pending events in order from the pending queue's key, without sorting the backlog", async () => {
+    // A backlog of 20,000 events, a quarter of them still pending (the trigger queues every
+    // inserted event; the relay's delete is what publishes).
     await db.pool.query(
-      `INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload, created_at, published_at)
-       SELECT 'evt_backlog' || n, 'acc_backlog', 'msg_backlog' || n, 'message.sent', 2, '{}',
-              now() - make_interval(secs => n), CASE WHEN n % 4 = 0 THEN NULL ELSE now() END
+      `INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload, created_at)
+       SELECT 'evt_backlog' || n, 'acc_backlog', 'msg_backlog' || n, 'message.sent', 2, '{}', now() - make_interval(secs => n)
        FROM generate_series(1, 20000) AS n`,
     );
-    await db.pool.query("ANALYZE outbox_events");
-    const { rows } = await db.pool.query<{ "QUERY PLAN": string }>(
-      `EXPLAIN ${CLAIM_EVENTS.replace("$1", "500")}`,
+    const { rows: queued } = await db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM outbox_pending WHERE event_id LIKE 'evt_backlog%'",
     );
-    const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
-    expect(plan).toContain("outbox_events_unpublished_idx");
-    expect(plan).not.toMatch(/Sort Key: outbox_events\.created_at/);
+    expect(queued[0]!.n).toBe(20_000);
+    await db.pool.query(
+      "DELETE FROM outbox_pending WHERE event_id LIKE 'evt_backlog%' AND substr(event_id, 12)::int % 4 <> 0",
+    );
+    await db.pool.query("ANALYZE outbox_pending");
+    const plan = await claimPlan();
+    expect(plan).toContain("outbox_pending_pkey");
+    expect(plan).not.toMatch(/Sort Key: outbox_pending/);
+    expect(plan).not.toMatch(/Seq Scan on outbox_events/);
+    await db.pool.query("DELETE FROM outbox_pending WHERE event_id LIKE 'evt_backlog%'");
     await db.pool.query("DELETE FROM outbox_events WHERE account_id = 'acc_backlog'");
+  });
+
+  it("reads the claimed events by key even with a generic plan made while the tables were small", async () => {
+    // Statistics taken on a near-empty table, then 20,000 events: what a prepared statement's
+    // generic plan sees on a new database (it once hash-joined all of outbox_events per claim).
+    const insertEvents = (from: number, to: number) =>
+      db.pool.query(
+        `INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
+         SELECT 'evt_stale' || n, 'acc_stale', 'msg_stale' || n, 'message.sent', 2, '{}' FROM generate_series($1::int, $2::int) AS n`,
+        [from, to],
+      );
+    await insertEvents(1, 3000);
+    await db.pool.query("ANALYZE outbox_events");
+    await db.pool.query("ANALYZE outbox_pending");
+    await insertEvents(3001, 23_000);
+    const plan = await claimPlan("force_generic_plan");
+    expect(plan).toContain("outbox_events_pkey");
+    expect(plan).not.toMatch(/Seq Scan on (outbox_events|messages)/);
+    await db.pool.query("DELETE FROM outbox_pending WHERE event_id LIKE 'evt_stale%'");
+    await db.pool.query("DELETE FROM outbox_events WHERE account_id = 'acc_stale'");
+  });
+
+  /** The claim's plan; with force_generic_plan, the one a prepared statement keeps using. */
+  async function claimPlan(mode: "auto" | "force_generic_plan" = "auto"): Promise<string> {
+    const client = await db.pool.connect();
+    try {
+      await client.query(`SET plan_cache_mode = ${mode}`);
+      await client.query(`PREPARE claim_plan(int) AS ${CLAIM_EVENTS}`);
+      const { rows } = await client.query<{ "QUERY PLAN": string }>("EXPLAIN EXECUTE claim_plan(500)");
+      return rows.map((row) => row["QUERY PLAN"]).join("\n");
+    } finally {
+      await client.query("DEALLOCATE claim_plan").catch(() => undefined);
+      await client.query("RESET plan_cache_mode").catch(() => undefined);
+      client.release();
+    }
+  }
+
+  it("queues every event a statement inserts, in the order of its events", async () => {
+    await db.pool.query(
+      `INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
+       VALUES ('evt_order_b', 'acc_order', 'msg_order', 'message.sent', 2, '{}'),
+              ('evt_order_a', 'acc_order', 'msg_order', 'message.queued', 1, '{}'),
+              ('evt_order_c', 'acc_order', 'msg_order', 'message.delivered', 3, '{}')`,
+    );
+    const { rows } = await db.pool.query<{ event_id: string }>(
+      "SELECT event_id FROM outbox_pending WHERE event_id LIKE 'evt_order%' ORDER BY seq",
+    );
+    expect(rows.map((row) => row.event_id)).toEqual(["evt_order_a", "evt_order_b", "evt_order_c"]);
+    await db.pool.query("DELETE FROM outbox_pending WHERE event_id LIKE 'evt_order%'");
+    await db.pool.query("DELETE FROM outbox_events WHERE account_id = 'acc_order'");
   });
 
   it("two relays at once publish every event exactly once", async () => {

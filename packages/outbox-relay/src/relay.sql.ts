@@ -1,25 +1,29 @@
 /**
- * Claims the oldest unpublished events and marks them published, in the caller's
- * transaction. SKIP LOCKED lets relays on several replicas take disjoint rows; the
- * mark only sticks if the transaction commits, so a crash leaves them for the next.
+ * Claims the oldest unpublished events by deleting their outbox_pending rows, in the
+ * caller's transaction. SKIP LOCKED lets relays on several replicas take disjoint rows;
+ * the delete only sticks if the transaction commits, so a crash leaves them for the next.
+ * The event rows themselves are only read.
  */
 export const CLAIM_EVENTS = `
 WITH claimed AS (
-  SELECT id FROM outbox_events
-  WHERE published_at IS NULL
-  ORDER BY created_at
-  LIMIT $1
-  FOR UPDATE SKIP LOCKED
-), marked AS (
-  UPDATE outbox_events AS o SET published_at = now()
-  FROM claimed WHERE o.id = claimed.id
-  RETURNING o.id, o.account_id, o.message_id, o.type, o.sequence, o.payload, o.created_at
+  DELETE FROM outbox_pending
+  WHERE seq IN (SELECT seq FROM outbox_pending ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
+  RETURNING event_id
 )
-SELECT marked.*, m.source::text AS source, e.enabled AS endpoint_enabled
-FROM marked
-JOIN messages AS m ON m.id = marked.message_id
-LEFT JOIN webhook_endpoints AS e ON e.account_id = marked.account_id
-ORDER BY marked.created_at, marked.sequence`;
+SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.payload, o.created_at,
+       o.source, e.enabled AS endpoint_enabled
+FROM claimed
+CROSS JOIN LATERAL (
+  -- One key lookup per claimed event, whatever the statistics say: LIMIT keeps the planner
+  -- from turning this into a hash join over all of outbox_events, the plan it chose and then
+  -- kept (a prepared statement's generic plan) while the tables were small.
+  SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.payload, o.created_at, m.source::text AS source
+  FROM outbox_events AS o JOIN messages AS m ON m.id = o.message_id
+  WHERE o.id = claimed.event_id
+  LIMIT 1
+) AS o
+LEFT JOIN webhook_endpoints AS e ON e.account_id = o.account_id
+ORDER BY o.created_at, o.sequence`;
 
 /**
  * One delivery per event for an account with an endpoint: pending, or failed at once

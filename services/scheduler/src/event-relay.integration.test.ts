@@ -22,7 +22,7 @@ describe("scheduler's event relay (real PostgreSQL, Redis and BullMQ)", () => {
       { what: "the webhook delivery of message.queued" },
     );
     const { rows } = await h.db.pool.query(
-      "SELECT d.status::text, d.event_type, d.payload->'data'->>'status' AS status_in_payload, o.published_at IS NOT NULL AS published FROM webhook_deliveries d JOIN outbox_events o ON o.id = d.event_id WHERE d.message_id = $1",
+      "SELECT d.status::text, d.event_type, d.payload->'data'->>'status' AS status_in_payload, NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.event_id = o.id) AS published FROM webhook_deliveries d JOIN outbox_events o ON o.id = d.event_id WHERE d.message_id = $1",
       [id],
     );
     expect(rows).toEqual([
