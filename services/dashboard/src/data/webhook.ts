@@ -74,7 +74,9 @@ export function countFailedDeliveries(prisma: PrismaClient, accountId: string): 
 
 /**
  * Replays the account's failed deliveries: one event, or all created in the last `days`.
- * The same statement as the CLI's `webhook replay`, scoped to the account.
+ * The same statement as the CLI's `webhook replay`, scoped to the account. No upper bound:
+ * created_at is the database's clock, and this process's `now` as a bound would leave out
+ * a delivery that failed in the same millisecond, or any while our clock runs behind.
  */
 export function replayFailed(
   pool: pg.Pool,
@@ -88,6 +90,6 @@ export function replayFailed(
     producer,
     "eventId" in what
       ? { eventIds: [what.eventId], accountId }
-      : { accountId, from: new Date(now.getTime() - what.days * 24 * 3600_000), until: now },
+      : { accountId, from: new Date(now.getTime() - what.days * 24 * 3600_000) },
   );
 }
