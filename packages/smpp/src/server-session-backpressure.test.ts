@@ -51,7 +51,13 @@ describe("SmppServerSession backpressure", () => {
   });
 
   it("stops reading while a peer that does not read our responses blocks our writes", async () => {
-    server = await startTestServer({ inactivityTimeoutMs: 0 });
+    // Long message ids (64 characters, the most a C-octet string of 65 holds) fill the
+    // kernel's buffers on both sides (megabytes on loopback) with four times fewer submits.
+    const longId = "x".repeat(64);
+    server = await startTestServer({
+      inactivityTimeoutMs: 0,
+      onRequest: () => ({ fields: { message_id: longId } }),
+    });
     const socket = net.connect({ host: "127.0.0.1", port: server.port });
     await new Promise((resolve) => socket.once("connect", resolve));
     socket.on("error", () => undefined);
@@ -66,7 +72,12 @@ describe("SmppServerSession backpressure", () => {
       }
     }, 1);
     try {
-      await waitFor(() => server!.sessions[0]?.isReadingHeld, { what: "the server to stop reading" });
+      // Seconds on a quiet machine (the server decodes every submit until the buffers are
+      // full); a CI machine running other suites needs more.
+      await waitFor(() => server!.sessions[0]?.isReadingHeld, {
+        what: "the server to stop reading",
+        timeoutMs: 45_000,
+      });
       const session = server.sessions[0]!;
       const heldAt = written;
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -79,7 +90,7 @@ describe("SmppServerSession backpressure", () => {
       clearInterval(pump);
       socket.destroy();
     }
-  });
+  }, 90_000);
 });
 
 describe("SmppServerSession close", () => {

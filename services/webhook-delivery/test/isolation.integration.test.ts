@@ -43,7 +43,7 @@ describe("isolation: a slow endpoint never delays the others", () => {
     const started = Date.now();
     await waitFor(() => fast.received.length >= 1000, {
       what: "1,000 events on the fast endpoint",
-      timeoutMs: 15_000,
+      timeoutMs: 60_000,
     });
     const elapsed = Date.now() - started;
     // Blocked behind the slow endpoint (280 more events, 20 at a time, 15 s timeouts)
