@@ -2,8 +2,9 @@ import { defineConfig } from "prisma/config";
 // Migrations only: Prisma 6.19's CLI runs its bundled WASM schema engine through a
 // driver adapter (no native engine download, which fails offline). adapter-pg 6.19
 // fails `migrate deploy` on the `name` column type; the 7.x adapter works, so the
-// CLI alone uses it. The services use adapter-pg 6.19, matching @prisma/client.
-import { PrismaPg } from "@prisma/adapter-pg-migrate";
+// CLI alone uses it, applying each migration whole (packages/db/src/migrate-adapter.ts).
+// The services use adapter-pg 6.19, matching @prisma/client.
+import { migrationAdapter } from "./packages/db/src/migrate-adapter";
 
 export default defineConfig({
   experimental: { adapter: true },
@@ -14,6 +15,6 @@ export default defineConfig({
     const connectionString = process.env.DATABASE_URL;
     if (!connectionString) throw new Error("DATABASE_URL is required to run Prisma migrations");
     // The two adapter majors have structurally different types; the CLI only needs the runtime shape.
-    return new PrismaPg({ connectionString }) as never;
+    return migrationAdapter(connectionString) as never;
   },
 });

@@ -3,9 +3,10 @@
 -- full copy of it (payload included) with its index entries: the largest write of the
 -- relay. Now an event row is written once, and the relay deletes a small pending row.
 --
--- Our migrate route (Prisma's driver adapter) runs a migration one statement at a time,
--- split at every semicolon, so: no semicolon in comments or bodies, and each step safe to
--- run again and safe against writers running meanwhile. The trigger is in place before the
+-- Written to be safe under either migrate route: the driver adapter's own, which ran a
+-- migration one statement at a time, split at every semicolon (no semicolon in comments or
+-- bodies, each step safe to run again), and ours since, which applies it whole, in one
+-- implicit transaction (packages/db/src/migrate-adapter.ts). The trigger is in place before the
 -- backfill, so no event is missed. An event that a relay of the previous release publishes
 -- during the migration may be published again by the new relay: deliveries and SMPP
 -- receipts are unique per event, so nothing is sent twice. Relays of the previous release
@@ -22,7 +23,7 @@ CREATE TABLE IF NOT EXISTS "outbox_pending" (
 
 -- Every writer of outbox_events (acceptance, transitions, promotion, tools) is covered by the
 -- table itself: one INSERT per statement, in the order of the events. The body's semicolons
--- are written \073 (octal, in an E'' string) because of the splitting above.
+-- are written \073 (octal, in an E'' string) for the splitting route above.
 CREATE OR REPLACE FUNCTION "outbox_events_pending"() RETURNS trigger LANGUAGE plpgsql AS E'
 BEGIN
   INSERT INTO outbox_pending (event_id, created_at)
