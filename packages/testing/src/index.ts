@@ -17,3 +17,4 @@ export {
   type Queryable,
   type SimulatorCarrier,
 } from "./pipeline-seed";
+export { statsPool } from "./table-stats";

@@ -1,0 +1,38 @@
+import pg from "pg";
+
+/**
+ * A pool of ONE connection on which PostgreSQL may not scan a table sequentially (it still
+ * can when no index applies, at a prohibitive cost), and the statistics of that connection's
+ * own work. A statement run through it and then `indexScans(name) > 0` shows the statement
+ * can use that index: a partial index whose predicate the planner cannot prove is never used.
+ */
+export function statsPool(databaseUrl: string): {
+  pool: pg.Pool;
+  indexScans(index: string): Promise<number>;
+  tableUpdates(table: string): Promise<{ updated: number; hot: number }>;
+} {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, options: "-c enable_seqscan=off" });
+  // Statistics reach the shared counters when the backend goes idle; force it at once.
+  const flush = () => pool.query("SELECT pg_stat_force_next_flush()");
+  return {
+    pool,
+    async indexScans(index) {
+      await flush();
+      const { rows } = await pool.query<{ scans: string }>(
+        "SELECT idx_scan AS scans FROM pg_stat_user_indexes WHERE indexrelname = $1",
+        [index],
+      );
+      if (rows.length === 0) throw new Error(`no index named ${index}`);
+      return Number(rows[0]!.scans);
+    },
+    async tableUpdates(table) {
+      await flush();
+      const { rows } = await pool.query<{ updated: string; hot: string }>(
+        "SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = $1",
+        [table],
+      );
+      if (rows.length === 0) throw new Error(`no table named ${table}`);
+      return { updated: Number(rows[0]!.updated), hot: Number(rows[0]!.hot) };
+    },
+  };
+}
