@@ -15,7 +15,10 @@ type MigrationConnection = Awaited<ReturnType<PrismaPg["connect"]>>;
 export function migrationAdapter(connectionString: string): PrismaPg {
   const factory = new PrismaPg({ connectionString });
   const connect = factory.connect.bind(factory);
+  const connectToShadowDb = factory.connectToShadowDb.bind(factory);
   factory.connect = async () => applyingScriptsWhole(await connect());
+  // `migrate dev` replays every migration on a shadow database: the same way.
+  factory.connectToShadowDb = async () => applyingScriptsWhole(await connectToShadowDb());
   return factory;
 }
 
