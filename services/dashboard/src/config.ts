@@ -19,6 +19,13 @@ const DashboardSettings = z.object({
   DASHBOARD_LOCKOUT_ATTEMPTS: envInt(5, 1, 100),
   /** The lockout window: failures older than this no longer count. */
   DASHBOARD_LOCKOUT_WINDOW_MINUTES: envInt(15, 1, 24 * 60),
+  /**
+   * Failed sign-ins from one client address (any e-mail) within the lockout window before
+   * that address is refused too: a guesser spraying many e-mail addresses is slowed, and
+   * every try costs us a password hash. Behind a proxy set TRUST_PROXY_HOPS, or every
+   * client shares the proxy's address.
+   */
+  DASHBOARD_IP_SIGN_IN_FAILURES: envInt(30, 1, 10_000),
   /** Largest form body, in bytes. */
   DASHBOARD_BODY_LIMIT_BYTES: envInt(16_384, 1024, 1_048_576),
   /** Proxies whose X-Forwarded-For is trusted (for the address recorded with sign-in attempts). */

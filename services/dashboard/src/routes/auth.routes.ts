@@ -67,13 +67,18 @@ export function authRoutes(deps: DashboardDeps): Router {
       { email, password: textOf(form, "password", 200), ip: req.ip },
       {
         attempts: config.DASHBOARD_LOCKOUT_ATTEMPTS,
+        ipAttempts: config.DASHBOARD_IP_SIGN_IN_FAILURES,
         windowMs: config.DASHBOARD_LOCKOUT_WINDOW_MINUTES * 60_000,
       },
     );
     const csrf = preSessionToken(req, res);
     if (result.outcome === "locked") {
       res.set("Retry-After", String(Math.max(1, Math.ceil((result.until.getTime() - Date.now()) / 1000))));
-      return sendPage(res, 429, signInPage({ csrf, email, next, lockedUntil: result.until }));
+      return sendPage(
+        res,
+        429,
+        signInPage({ csrf, email, next, lockedUntil: result.until, lockedBy: result.by }),
+      );
     }
     if (result.outcome === "wrong-credentials")
       return sendPage(

@@ -5,29 +5,52 @@ import { lockedUntil, type LockoutPolicy } from "./lockout";
 export type SignInResult =
   | { outcome: "signed-in"; user: { id: string; accountId: string } }
   | { outcome: "wrong-credentials" }
-  | { outcome: "locked"; until: Date };
+  /** Refused: too many failures for this e-mail address, or from this client address. */
+  | { outcome: "locked"; until: Date; by: "email" | "ip" };
+
+export interface SignInPolicy extends LockoutPolicy {
+  /** Failures from one client address (any e-mail) within the window that lock it out too. */
+  ipAttempts: number;
+}
 
 /** Attempts older than this are deleted as new ones arrive: the lockout never looks further back. */
 const HISTORY_KEEP_MS = 24 * 3600 * 1000;
 
 /**
- * Checks an e-mail and password under the lockout. One transaction per address, serialized
- * by an advisory lock, so parallel guesses cannot slip past the limit. An unknown address,
- * a user who has not chosen a password yet and a wrong password look the same from outside
- * (the same answer, a decoy hash so the same time) and all count towards the lockout.
+ * Checks an e-mail and password under the lockouts: per e-mail address, and per client
+ * address. One transaction per attempt, serialized by advisory locks (client address
+ * first, then e-mail, always in that order), so parallel guesses cannot slip past either
+ * limit. An unknown address, a user who has not chosen a password yet and a wrong password
+ * look the same from outside (the same answer, a decoy hash so the same time) and all
+ * count towards both lockouts. A success wipes the e-mail's count, not the client
+ * address's: signing in to one's own account must not buy more guesses at others.
  */
 export async function signIn(
   prisma: PrismaClient,
   input: { email: string; password: string; ip: string | undefined },
-  policy: LockoutPolicy,
+  policy: SignInPolicy,
   now = new Date(),
 ): Promise<SignInResult> {
   const email = normalizeEmail(input.email).slice(0, 254);
+  const windowStart = new Date(now.getTime() - policy.windowMs);
   return prisma.$transaction(
     async (tx) => {
-      await tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(${`dashboard-sign-in:${email}`}))) AS locked`;
+      const lock = (key: string) =>
+        tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) AS locked`;
+      if (input.ip) {
+        await lock(`dashboard-sign-in-ip:${input.ip}`);
+        const failures = await tx.dashboardLoginAttempt.findMany({
+          where: { ip: input.ip, succeeded: false, at: { gt: windowStart } },
+          orderBy: { at: "desc" },
+          take: policy.ipAttempts,
+          select: { succeeded: true, at: true },
+        });
+        const until = lockedUntil(failures, now, { attempts: policy.ipAttempts, windowMs: policy.windowMs });
+        if (until) return { outcome: "locked", until, by: "ip" };
+      }
+      await lock(`dashboard-sign-in:${email}`);
       const history = await tx.dashboardLoginAttempt.findMany({
-        where: { email, at: { gt: new Date(now.getTime() - policy.windowMs) } },
+        where: { email, at: { gt: windowStart } },
         orderBy: { at: "desc" },
         take: policy.attempts + 1,
         select: { succeeded: true, at: true },
@@ -35,7 +58,7 @@ export async function signIn(
       const until = lockedUntil(history, now, policy);
       // A locked address is refused before the password is looked at; the refusal is not
       // recorded, so the lock ends when the window says, not later.
-      if (until) return { outcome: "locked", until };
+      if (until) return { outcome: "locked", until, by: "email" };
       const user = await tx.dashboardUser.findUnique({ where: { email } });
       const stored = user?.passwordHash ?? (await decoyPasswordHash());
       const matches = (await verifyPassword(input.password, stored)) && Boolean(user?.passwordHash);

@@ -8,12 +8,18 @@ export function signInPage(options: {
   next?: string;
   error?: string;
   lockedUntil?: Date;
+  /** Whose failures locked it: the e-mail address's, or the client address's. */
+  lockedBy?: "email" | "ip";
   notice?: string;
 }) {
+  const lockedFor =
+    options.lockedBy === "ip"
+      ? "Too many failed sign-ins from your network"
+      : "Too many wrong passwords for this address";
   return publicPage(
     "Sign in",
     html`${options.notice ? notice("success", options.notice) : ""}
-      ${options.lockedUntil ? notice("error", html`Too many wrong passwords for this address. Try again after ${time(options.lockedUntil)}.`) : ""}
+      ${options.lockedUntil ? notice("error", html`${lockedFor}. Try again after ${time(options.lockedUntil)}.`) : ""}
       <form method="post" action="/sign-in" novalidate>
         ${csrfInput(options.csrf)}
         <input type="hidden" name="next" value="${options.next ?? ""}" />
