@@ -91,3 +91,29 @@ for (const name of services) {
 console.log(`started: ${services.join(", ")}`);
 process.on("SIGINT", () => stopAll("SIGTERM"));
 process.on("SIGTERM", () => stopAll("SIGTERM"));
+void announceWhenListening();
+
+// The lines start.sh printed (the curl line, the SMPP credentials) work once every service
+// listens, a few seconds after "started": say when.
+async function announceWhenListening() {
+  const healthPort = (name) =>
+    name === "carrier-simulator" ? (process.env.CARRIER_SIM_HTTP_PORT ?? "8776") : PORTS[name];
+  const answers = (name) =>
+    fetch(`http://127.0.0.1:${healthPort(name)}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+  const deadline = Date.now() + 60_000;
+  let waiting = services;
+  while (waiting.length > 0 && !stopping) {
+    const answered = await Promise.all(waiting.map(answers));
+    waiting = waiting.filter((_, i) => !answered[i]);
+    if (waiting.length > 0 && Date.now() > deadline) {
+      console.log(`not answering /healthz after 60 s: ${waiting.join(", ")}`);
+      return;
+    }
+    if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  if (!stopping)
+    console.log("ready: every service answers; the lines above work now (Ctrl-C stops them all)");
+}
