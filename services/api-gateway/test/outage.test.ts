@@ -320,9 +320,13 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
       await locker.query("BEGIN");
       await locker.query("SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE", [account.accountId]);
       const pending = send(gw!);
+      let early: Response | undefined;
+      void pending.then((answer) => (early = answer));
       // Blocked by our session: pg_stat_activity's query text is unreliable for prepared statements.
       await waitFor(
         async () => {
+          // An answer before the wait would mean the acceptance never reached the row: say what it was.
+          if (early) throw new Error(`answered ${early.status} ${JSON.stringify(early.body)} instead`);
           const { rows } = await locker.query<{ waiting: number }>(
             "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))",
           );
