@@ -16,8 +16,9 @@ RETURNING event_id, account_id, attempts`;
 
 /**
  * Sends failed deliveries again (by event id, or an account's failed deliveries created
- * in [from, until), or from `from` on when until is not given): each goes back to pending, keeps its webhook-id, and runs the
- * whole retry schedule again. Returns how many were replayed.
+ * in [from, until), or from `from` on when until is not given): each goes back to
+ * pending, keeps its webhook-id, and runs the whole retry schedule again. Returns how
+ * many were replayed.
  */
 export async function replayFailedDeliveries(
   pool: pg.Pool,
