@@ -95,6 +95,35 @@ export async function postLoad(options: {
 }
 
 /**
+ * Sends exactly `amount` requests over `connections` connections (autocannon, in this process:
+ * wrk cannot stop at a count) and says how fast they were answered with a 2xx.
+ */
+export async function fixedCountLoad(options: {
+  url: string;
+  method: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  amount: number;
+}): Promise<LoadResult & { seconds: number }> {
+  const started = Date.now();
+  const result = await autocannon({ ...options, timeout: 30 });
+  return {
+    generator: "autocannon",
+    accepted: result["2xx"],
+    nonSuccess: result.non2xx,
+    errors: result.errors + result.timeouts,
+    latencyMs: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+    },
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+/**
  * CPU seconds (user + system) a process has used so far, from /proc (Linux). The difference
  * over a load phase divided by the requests answered is the CPU each request cost: a figure
  * that, unlike requests/s, holds still when other work shares the machine.

@@ -1,4 +1,4 @@
-// Helpers of bench/pipeline.bench.ts: the webhook receiver, which records for every
+// Helpers of the pipeline, e2e and fairness benches: the webhook receiver, which records for every
 // request the process that sent it (the owner of the connection's socket, from /proc:
 // observed, not inferred), and the integrity queries.
 import { readdir, readFile, readlink } from "node:fs/promises";
@@ -18,8 +18,24 @@ export interface WebhookReceiver {
   close(): void;
 }
 
-/** A local endpoint answering 204 to every POST; `senders` maps pids to the label printed for them. */
-export async function startWebhookReceiver(senders: () => Map<number, string>): Promise<WebhookReceiver> {
+/** One request as received, for receivers that look further (signatures, arrival times). */
+export interface ReceivedWebhook {
+  id: string;
+  event: string;
+  messageId: string;
+  headers: http.IncomingHttpHeaders;
+  rawBody: string;
+  at: number;
+}
+
+/**
+ * A local endpoint answering 204 to every POST; `senders` maps pids to the label printed for them.
+ * `onWebhook` sees every request before it is answered.
+ */
+export async function startWebhookReceiver(
+  senders: () => Map<number, string>,
+  onWebhook?: (webhook: ReceivedWebhook) => void,
+): Promise<WebhookReceiver> {
   const owners = new WeakMap<Socket, Promise<string>>();
   const receiver: Omit<WebhookReceiver, "port" | "close"> = {
     ids: new Map(),
@@ -33,11 +49,20 @@ export async function startWebhookReceiver(senders: () => Map<number, string>): 
     req.on("end", () => {
       const id = String(req.headers["webhook-id"]);
       receiver.ids.set(id, (receiver.ids.get(id) ?? 0) + 1);
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as { event: string; message_id: string };
+      const rawBody = Buffer.concat(chunks).toString();
+      const body = JSON.parse(rawBody) as { event: string; message_id: string };
       const key = `${body.message_id} ${body.event}`;
       if (!receiver.events.has(key)) receiver.events.set(key, new Set());
       receiver.events.get(key)!.add(id);
       receiver.lastAt = Date.now();
+      onWebhook?.({
+        id,
+        event: body.event,
+        messageId: body.message_id,
+        headers: req.headers,
+        rawBody,
+        at: receiver.lastAt,
+      });
       void (owners.get(req.socket) ?? Promise.resolve("unknown")).then((owner) =>
         receiver.bySender.set(owner, (receiver.bySender.get(owner) ?? 0) + 1),
       );

@@ -27,17 +27,23 @@ export async function freshDatabase(baseUrl: string, name: string): Promise<stri
   return url.toString();
 }
 
-/** An account with effectively unlimited credits and limits, and its key. */
+/**
+ * An account with effectively unlimited credits, and its key. Its limits are effectively
+ * unlimited too, or with `defaultLimits` the ones a new account gets (100 messages/s, …).
+ */
 export async function createBenchAccount(
   databaseUrl: string,
   senderId: string,
+  options: { defaultLimits?: boolean } = {},
 ): Promise<{ accountId: string; key: string }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const accountId = newId("acc");
   const apiKey = generateApiKey();
   await client.query(
-    `INSERT INTO accounts (id, name, balance, requests_per_second, messages_per_second, daily_quota, max_batch_size, updated_at)
+    options.defaultLimits
+      ? "INSERT INTO accounts (id, name, balance, updated_at) VALUES ($1, 'bench', 1000000000, now())"
+      : `INSERT INTO accounts (id, name, balance, requests_per_second, messages_per_second, daily_quota, max_batch_size, updated_at)
      VALUES ($1, 'bench', 1000000000, 1000000, 1000000, 1000000000, 10000, now())`,
     [accountId],
   );

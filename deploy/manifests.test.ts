@@ -72,6 +72,13 @@ describe("the Kubernetes manifests (deploy/k8s)", () => {
       expect(problems).toMatch(/otp: no HorizontalPodAutoscaler or ScaledObject/);
     });
 
+    it("a service behind the ingress that does not trust its proxy hop is named", async () => {
+      edit("dashboard.yaml", (text) => text.replace(/\n.*TRUST_PROXY_HOPS.*/, ""));
+      const { code, report } = await check(path.join(copy, "base"));
+      expect(code).toBe(1);
+      expect(Object.values(report)[0]!.problems.join("\n")).toMatch(/dashboard: TRUST_PROXY_HOPS not set/);
+    });
+
     it("a value of the wrong type fails the schema", async () => {
       edit("api-gateway.yaml", (text) => text.replace("containerPort: 3000", 'containerPort: "3000"'));
       const { code, report } = await check(path.join(copy, "base"));

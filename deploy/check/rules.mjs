@@ -9,6 +9,11 @@ import path from "node:path";
 export const UNSCALED = {
   "ops-console": "an operator's page: one replica, never on a hot path",
 };
+/**
+ * Served through the ingress: each must trust its one proxy hop, or every client shares the
+ * ingress's address (one sign-in lockout and one rate-limit bucket for everybody; issue 19 item 5).
+ */
+export const BEHIND_INGRESS = new Set(["api-gateway", "dashboard"]);
 /** Not deployed as a long-running service: the admin CLI runs as a one-off (`admin …`). */
 const NOT_DEPLOYED = new Set(["admin-cli", "carrier-simulator"]);
 
@@ -116,6 +121,11 @@ export function serviceProblems(objects, services, metricNames) {
     if (defaultPort !== undefined && port !== defaultPort && portEnv === undefined)
       problems.push(`${name}: PORT not set and the default ${defaultPort} is not the probed port`);
     problems.push(...probeProblems(name, container, port));
+    const hops = container.env?.find((e) => e.name === "TRUST_PROXY_HOPS")?.value;
+    if (BEHIND_INGRESS.has(name) && !(Number(hops) >= 1))
+      problems.push(
+        `${name}: TRUST_PROXY_HOPS not set (behind the ingress every client would share one address)`,
+      );
     problems.push(...resourceProblems(name, container));
     const podLabels = deployment.spec.template.metadata.labels;
     if (!selects(deployment.spec.selector, podLabels))

@@ -19,7 +19,14 @@ export interface AuthContext {
 export interface ApiKeyDirectory {
   /** The context of a valid, unrevoked key, or null. */
   authenticate(rawKey: string): Promise<AuthContext | null>;
+  /** Drops what is cached for a key (by its hash) or for every key of an account (by its id). */
+  forget(hashOrAccountId: string): void;
+  /** Drops the whole cache (after a gap in the change notifications). */
+  clear(): void;
 }
+
+/** The NOTIFY channel the api_keys and accounts triggers publish changes on (a key's hash or an account id). */
+export const API_KEYS_CHANGED_CHANNEL = "api_keys_changed";
 
 /** The part of a pg Pool the directory uses (one indexed read, one rare write). */
 export interface SqlClient {
@@ -27,6 +34,8 @@ export interface SqlClient {
 }
 
 const MAX_CACHED = 10_000;
+/** Unknown keys are remembered apart, so a flood of made-up keys only pushes out other made-up keys. */
+const MAX_CACHED_UNKNOWN = 10_000;
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 // One indexed read: the key, its account and the account's sender ids. Plain SQL, not the ORM:
@@ -45,14 +54,24 @@ WHERE k.hash = $1`;
  * (or a suspended account, a sender id removed, new limits) stops working within
  * `cacheSeconds` plus one read. Requests that find the entry expired share ONE read
  * (a burst at expiry is not a burst of reads). last_used_at is written at most once a minute per key.
+ * `forget` (fed by the api_keys_changed notifications) makes a revocation immediate.
+ * Unknown keys are cached apart from known ones (issue 19 item 11): a stream of made-up
+ * keys cannot push real keys out and turn every real request into a database read.
  * @param options.cacheSeconds @defaultValue 5
+ * @param options.maxCached entries of each kind, known and unknown; @defaultValue 10,000
  */
 export function createApiKeyDirectory(
   db: SqlClient,
-  options: { cacheSeconds?: number } = {},
+  options: { cacheSeconds?: number; maxCached?: number } = {},
 ): ApiKeyDirectory {
   const ttlMs = (options.cacheSeconds ?? 5) * 1000;
-  const cache = new Map<string, { context: AuthContext | null; expiresAt: number }>();
+  const maxKnown = options.maxCached ?? MAX_CACHED;
+  const maxUnknown = options.maxCached ?? MAX_CACHED_UNKNOWN;
+  type Entry = { context: AuthContext | null; expiresAt: number };
+  const known = new Map<string, Entry>();
+  const unknown = new Map<string, Entry>();
+  /** Bumped by forget/clear: a read that started before must not cache what it found. */
+  let generation = 0;
   const loading = new Map<string, Promise<AuthContext | null>>();
   const lastUsedWrites = new Map<string, number>();
 
@@ -80,11 +99,15 @@ export function createApiKeyDirectory(
     let pending = loading.get(hash);
     if (!pending) {
       const startedAt = Date.now();
+      const startedIn = generation;
       pending = load(hash)
         .then((context) => {
-          cache.delete(hash);
+          known.delete(hash);
+          unknown.delete(hash);
+          if (startedIn !== generation) return context;
+          const cache = context ? known : unknown;
           cache.set(hash, { context, expiresAt: startedAt + ttlMs });
-          if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+          if (cache.size > (context ? maxKnown : maxUnknown)) cache.delete(cache.keys().next().value!);
           return context;
         })
         .finally(() => loading.delete(hash));
@@ -109,10 +132,24 @@ export function createApiKeyDirectory(
     async authenticate(rawKey) {
       if (!isWellFormedApiKey(rawKey)) return null;
       const hash = hashApiKey(rawKey);
-      const cached = cache.get(hash);
+      const cached = known.get(hash) ?? unknown.get(hash);
       const context = cached && cached.expiresAt > Date.now() ? cached.context : await loadOnce(hash);
       if (context) noteUse(context.keyId);
       return context;
+    },
+    forget(hashOrAccountId) {
+      generation++;
+      loading.delete(hashOrAccountId);
+      known.delete(hashOrAccountId);
+      unknown.delete(hashOrAccountId);
+      for (const [hash, entry] of known)
+        if (entry.context?.account.id === hashOrAccountId) known.delete(hash);
+    },
+    clear() {
+      generation++;
+      loading.clear();
+      known.clear();
+      unknown.clear();
     },
   };
 }

@@ -1,6 +1,13 @@
 export * from "./api-keys";
+export { clientBucket } from "./client-bucket";
 export { issueApiKey, revokeApiKey, type IssuedApiKey } from "./api-key-store";
-export { createApiKeyDirectory, type ApiKeyDirectory, type AuthContext } from "./api-key-directory";
+export {
+  API_KEYS_CHANGED_CHANNEL,
+  createApiKeyDirectory,
+  type ApiKeyDirectory,
+  type AuthContext,
+  type SqlClient,
+} from "./api-key-directory";
 export { hashPassword, verifyPassword, decoyPasswordHash } from "@sms/passwords";
 export * from "./smpp-passwords";
 export { resetSmppPassword } from "./smpp-credentials";

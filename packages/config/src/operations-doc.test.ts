@@ -97,7 +97,7 @@ describe("docs/operations.md", () => {
     );
     expect(services.filter((s) => s.own.length === 0).map((s) => s.service)).toEqual([]);
     expect(services.find((s) => s.service === "dispatcher")?.own).toEqual(
-      expect.arrayContaining(["DISPATCH_CONCURRENCY", "SECRET_ENCRYPTION_KEY"]),
+      expect.arrayContaining(["DISPATCH_CONCURRENCY_HIGH", "SECRET_ENCRYPTION_KEY"]),
     );
   });
 

@@ -64,3 +64,5 @@ export function createDatabase(
 }
 export { Batcher } from "./batcher";
 export { inTransaction, retryOnDeadlock, type Queryable } from "./transaction";
+
+export { listenForNotifications, type NotificationOptions } from "./notifications";

@@ -9,12 +9,11 @@ describe("migrationAdapter (real PostgreSQL)", () => {
   let connection: Awaited<ReturnType<ReturnType<typeof migrationAdapter>["connect"]>>;
   beforeAll(async () => {
     world = await createTestWorld();
-    pool = new pg.Pool({ connectionString: world.databaseUrl, max: 2 });
+    pool = world.pool(2);
     connection = await migrationAdapter(world.databaseUrl).connect();
   });
   afterAll(async () => {
     await connection?.dispose();
-    await pool?.end();
     await world?.destroy();
   });
   const exists = async (table: string) =>

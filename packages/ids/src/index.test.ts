@@ -27,4 +27,15 @@ describe("ulid", () => {
     expect([...same].sort()).toEqual(same);
     expect(new Set(same).size).toBe(same.length);
   });
+
+  it("does not give away the next id of the same millisecond (no +1 step)", () => {
+    const randomPart = (id: string) =>
+      [...id.slice(10)].reduce((n, c) => n * 32n + BigInt("0123456789ABCDEFGHJKMNPQRSTVWXYZ".indexOf(c)), 0n);
+    const same = Array.from({ length: 200 }, () => randomPart(ulid(1700000000001)));
+    const steps = same.slice(1).map((value, i) => value - same[i]!);
+    expect(steps.every((step) => step > 0n)).toBe(true);
+    const lowBits = (1n << 48n) - 1n;
+    const predictable = steps.filter((step) => (step & lowBits) === 1n || step < 1n << 20n);
+    expect(predictable).toHaveLength(0);
+  });
 });

@@ -21,22 +21,38 @@ function fillRandom(target: Uint8Array): void {
   poolOffset += target.length;
 }
 
-function incrementRandom(): void {
-  for (let i = lastRandom.length - 1; i >= 0; i--) {
+/**
+ * Within one millisecond the ULID spec adds 1 to the random part, so one tenant's id gives away the
+ * next id we hand anyone (issue 19 item 14). We keep the order with a counter in the top 32 bits and
+ * draw the low 48 bits afresh for every id: a neighbour is one guess in 2^48.
+ */
+const COUNTER_BYTES = 4;
+
+function nextInSameMillisecond(): void {
+  for (let i = COUNTER_BYTES - 1; i >= 0; i--) {
     if (lastRandom[i]! < 255) {
       lastRandom[i]!++;
+      fillRandom(lastRandom.subarray(COUNTER_BYTES));
       return;
     }
     lastRandom[i] = 0;
   }
+  // 2^31 ids in one millisecond (a fresh counter starts below 2^31): borrow the next millisecond.
+  lastTime++;
+  startMillisecond();
+}
+
+function startMillisecond(): void {
+  fillRandom(lastRandom);
+  lastRandom[0]! &= 0x7f; // leaves 2^31 steps before the counter can wrap
 }
 
 /** A ULID (48-bit millisecond time + 80 random bits), monotonic within this process (also if the clock steps back). */
 export function ulid(now = Date.now()): string {
   if (now > lastTime) {
     lastTime = now;
-    fillRandom(lastRandom);
-  } else incrementRandom();
+    startMillisecond();
+  } else nextInSameMillisecond();
   return encodeUlid(lastTime, lastRandom);
 }
 

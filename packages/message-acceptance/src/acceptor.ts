@@ -1,5 +1,6 @@
 import { ApiError, type ErrorCode, type FieldError } from "@sms/errors";
 import { newId } from "@sms/ids";
+import type { Priority } from "@sms/queues";
 import type { GroupCommitter } from "./group-committer";
 import type { OtpRow, SmppSubmitRow } from "./persist.sql";
 import {
@@ -18,6 +19,7 @@ export interface BulkItemResult {
   to: string;
   status: "queued";
   segments: number;
+  client_ref: string | null;
 }
 
 export interface BulkItemError {
@@ -52,11 +54,13 @@ export class MessageAcceptor {
   ): Promise<PreparedMessage> {
     assertSenderAuthorized(account, draft.senderId);
     const message = prepareMessage(account, draft, { source, batchId: null, now: new Date() }, this.options);
-    await this.committer.commit({
-      accountId: account.id,
-      messages: [message],
-      ...(smppSubmit ? { smppSubmit: { ...smppSubmit, messageId: message.id } } : {}),
-    });
+    await this.charged(account, 1, () =>
+      this.committer.commit({
+        accountId: account.id,
+        messages: [message],
+        ...(smppSubmit ? { smppSubmit: { ...smppSubmit, messageId: message.id } } : {}),
+      }),
+    );
     return message;
   }
 
@@ -69,24 +73,27 @@ export class MessageAcceptor {
     account: AcceptingAccount,
     draft: MessageDraft & { otpId: string },
     otp: Omit<OtpRow, "accountId" | "messageId" | "createdAt" | "id">,
+    limits: { maxSegments?: number } = {},
   ): Promise<PreparedMessage> {
     const message = prepareMessage(
       account,
       draft,
       { source: "otp", batchId: null, now: new Date() },
-      this.options,
+      { ...this.options, maxSegments: Math.min(limits.maxSegments ?? Infinity, this.options.maxSegments) },
     );
-    await this.committer.commit({
-      accountId: account.id,
-      messages: [message],
-      otp: {
-        ...otp,
-        id: draft.otpId,
+    await this.charged(account, 1, () =>
+      this.committer.commit({
         accountId: account.id,
-        messageId: message.id,
-        createdAt: message.createdAt,
-      },
-    });
+        messages: [message],
+        otp: {
+          ...otp,
+          id: draft.otpId,
+          accountId: account.id,
+          messageId: message.id,
+          createdAt: message.createdAt,
+        },
+      }),
+    );
     return message;
   }
 
@@ -96,7 +103,15 @@ export class MessageAcceptor {
    */
   async acceptBulk(
     account: AcceptingAccount,
-    request: { senderId: string; items: ReadonlyArray<{ to: string; message: string }>; maxItems: number },
+    request: {
+      senderId: string;
+      items: ReadonlyArray<{ to: string; message: string; priority?: Priority; clientRef?: string }>;
+      maxItems: number;
+      /** The class of every item that names none; @defaultValue "bulk" */
+      priority?: Priority;
+      /** The reference of every item that names none. */
+      clientRef?: string;
+    },
   ): Promise<BulkResult> {
     if (request.items.length > request.maxItems) {
       throw new ApiError(
@@ -117,7 +132,13 @@ export class MessageAcceptor {
       try {
         const message = prepareMessage(
           account,
-          { to: item.to, message: item.message, senderId: request.senderId },
+          {
+            to: item.to,
+            message: item.message,
+            senderId: request.senderId,
+            priority: item.priority ?? request.priority,
+            clientRef: item.clientRef ?? request.clientRef,
+          },
           { source: "api", batchId, now, fieldPrefix: `messages[${index}].` },
           this.options,
         );
@@ -128,6 +149,7 @@ export class MessageAcceptor {
           to: message.to,
           status: "queued",
           segments: message.segments,
+          client_ref: message.clientRef ?? null,
         });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
@@ -150,19 +172,49 @@ export class MessageAcceptor {
         { field: "messages", details },
       );
     }
-    await this.committer.commit({
-      accountId: account.id,
-      messages: prepared,
-      batch: {
-        id: batchId,
+    await this.charged(account, prepared.length, () =>
+      this.committer.commit({
         accountId: account.id,
-        senderId: request.senderId,
-        total: request.items.length,
-        accepted: prepared.length,
-        rejected: errors.length,
-        createdAt: now,
-      },
-    });
+        messages: prepared,
+        batch: {
+          id: batchId,
+          accountId: account.id,
+          senderId: request.senderId,
+          total: request.items.length,
+          accepted: prepared.length,
+          rejected: errors.length,
+          createdAt: now,
+        },
+      }),
+    );
     return { batchId, accepted, errors, createdAt: now };
+  }
+
+  /**
+   * Counts `messages` against the account's daily quota, then stores them; refused whole with
+   * QUOTA_EXCEEDED when they do not fit, refunded when storing fails. Counted here, where every
+   * source (REST, SMPP, OTP) accepts, so no spelling of a URL or PDU can skip it.
+   */
+  private async charged(account: AcceptingAccount, messages: number, store: () => Promise<void>) {
+    const quota = this.options.quota;
+    if (!quota || account.dailyQuota === undefined) return store();
+    const decision = await quota.check(
+      account.id,
+      { requestsPerSecond: 0, dailyQuota: account.dailyQuota },
+      { messages, requests: 0 },
+    );
+    if (!decision.allowed)
+      throw new ApiError(
+        "QUOTA_EXCEEDED",
+        `This would exceed the account's daily quota of ${account.dailyQuota} messages; it resets at 00:00 UTC.`,
+        { retryAfterSeconds: decision.retryAfterSeconds },
+      );
+    try {
+      await store();
+    } catch (error) {
+      // Best effort: a lost refund only makes the quota stricter, never looser.
+      quota.refund(account.id, messages, decision.quotaDay).catch(() => undefined);
+      throw error;
+    }
   }
 }

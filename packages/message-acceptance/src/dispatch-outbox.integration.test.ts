@@ -1,6 +1,6 @@
 import pg from "pg";
 import { createLogger } from "@sms/logger";
-import { createDispatchProducer } from "@sms/queues";
+import { createDispatchProducer, pendingDispatchJobs } from "@sms/queues";
 import { createRedis, type Redis } from "@sms/redis";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
 import { DispatchOutbox } from "./dispatch-outbox";
@@ -61,12 +61,11 @@ describe("DispatchOutbox (real PostgreSQL, Redis and BullMQ)", () => {
       for (let i = 0; i < 3; i++) await send();
       await Promise.all([send(), send()]);
       // In Redis at once (BullMQ's wait list), the rows still there: the DELETE waits for more.
-      await waitFor(
-        async () => (await connection.llen(`${world.redisPrefix}:{sms.dispatch}:sms.dispatch:wait`)) === 5,
-        {
-          what: "five dispatch jobs",
-        },
-      );
+      const inJobs = async () =>
+        (await pendingDispatchJobs({ connection, prefix: world.redisPrefix })).flatMap(
+          ({ job }) => job.data.messageIds,
+        ).length;
+      await waitFor(async () => (await inJobs()) === 5, { what: "the five messages in dispatch jobs" });
       expect(await outboxRows()).toBe(5);
       expect(deletes).toHaveLength(0);
       await outbox.settle();

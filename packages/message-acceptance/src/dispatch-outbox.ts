@@ -1,9 +1,9 @@
 import type pg from "pg";
-import type { DispatchProducer } from "@sms/queues";
+import type { DispatchEntry, DispatchProducer, Priority } from "@sms/queues";
 import type { Logger } from "@sms/logger";
 
 export interface DispatchOutboxOptions {
-  /** Jobs per BullMQ addBulk call. @defaultValue 1000 */
+  /** Messages per producer call (the producer cuts them into jobs of one account and class). @defaultValue 1000 */
   chunkSize?: number;
   /** A row older than this is taken by the relay (the fast path failed or died). @defaultValue 10000 */
   staleAfterMs?: number;
@@ -23,11 +23,11 @@ export interface DispatchOutboxOptions {
 }
 
 /**
- * Moves committed, queued messages onto sms.dispatch. The fast path enqueues
+ * Moves committed, queued messages onto the dispatch queues. The fast path enqueues
  * right after the commit and deletes the outbox rows; anything it could not
  * enqueue (Redis down, a crash in between) stays in dispatch_outbox and the
- * relay re-enqueues it. A message enqueued twice is harmless: the job id is the
- * message id and the dispatcher only submits segments not yet submitted.
+ * relay re-enqueues it. A message enqueued twice is harmless: a job dispatches only
+ * the messages it claimed, and the dispatcher only submits segments not yet submitted.
  *
  * The rows of enqueued messages are deleted in batches (every deleteDelayMs, or at
  * once past 5,000 ids), not after each hand-off: under load that is one DELETE every
@@ -35,7 +35,7 @@ export interface DispatchOutboxOptions {
  * the relay enqueues again: the same harmless repeat as a crash before the hand-off.
  */
 export class DispatchOutbox {
-  private readonly buffer: string[] = [];
+  private readonly buffer: DispatchEntry[] = [];
   private draining: Promise<void> | null = null;
   private relayTimer: NodeJS.Timeout | null = null;
   private readonly chunkSize: number;
@@ -45,6 +45,7 @@ export class DispatchOutbox {
   private readonly lingerMs: number;
   private enqueued: string[] = [];
   private deleteTimer: NodeJS.Timeout | null = null;
+  private deletes: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -60,9 +61,9 @@ export class DispatchOutbox {
     this.deleteDelayMs = Math.min(options.deleteDelayMs ?? 200, Math.floor(this.staleAfterMs / 4));
   }
 
-  /** Fast path: enqueue these committed message ids soon, in bulk. */
-  handOff(messageIds: string[]): void {
-    for (const id of messageIds) this.buffer.push(id);
+  /** Fast path: enqueue these committed messages soon, in bulk. */
+  handOff(messages: readonly DispatchEntry[]): void {
+    for (const message of messages) this.buffer.push(message);
     // A few ms first: the hand-offs of the acceptance flushes meanwhile share one BullMQ call
     // (one pipeline write). Nobody waits on it: the answer to the customer went out at commit.
     this.draining ??= new Promise((resolve) => setTimeout(resolve, this.lingerMs))
@@ -80,10 +81,10 @@ export class DispatchOutbox {
 
   private async drain(): Promise<void> {
     while (this.buffer.length > 0) {
-      const ids = this.buffer.splice(0, this.chunkSize);
+      const entries = this.buffer.splice(0, this.chunkSize);
       try {
-        await this.producer.enqueue(ids);
-        for (const id of ids) this.enqueued.push(id);
+        await this.producer.enqueue(entries);
+        for (const entry of entries) this.enqueued.push(entry.messageId);
         if (this.enqueued.length >= 5000) void this.deleteEnqueued();
         else
           this.deleteTimer ??= setTimeout(() => {
@@ -93,7 +94,7 @@ export class DispatchOutbox {
       } catch (error) {
         // Left in dispatch_outbox: the relay enqueues them once Redis/PostgreSQL answer again.
         this.logger.warn("dispatch hand-off failed; the outbox relay will retry", {
-          count: ids.length,
+          count: entries.length,
           error: String(error),
         });
       }
@@ -104,8 +105,15 @@ export class DispatchOutbox {
     if (this.deleteTimer) clearTimeout(this.deleteTimer);
     this.deleteTimer = null;
     const ids = this.enqueued;
-    if (ids.length === 0) return;
     this.enqueued = [];
+    // A DELETE started by a full buffer may still run: settle() promises its rows are gone too.
+    const earlier = this.deletes;
+    const done = ids.length > 0 ? this.deleteRows(ids) : Promise.resolve();
+    this.deletes = Promise.all([earlier, done]).then(() => undefined);
+    await this.deletes;
+  }
+
+  private async deleteRows(ids: string[]): Promise<void> {
     await this.pool
       .query("DELETE FROM dispatch_outbox WHERE message_id = ANY($1::text[])", [ids])
       .catch((error: unknown) =>
@@ -123,15 +131,23 @@ export class DispatchOutbox {
     try {
       await client.query("BEGIN");
       // SKIP LOCKED: replicas running the relay at the same time take disjoint rows.
-      const { rows } = await client.query<{ message_id: string }>(
-        `SELECT message_id FROM dispatch_outbox WHERE created_at < now() - make_interval(secs => $1::double precision / 1000)
-         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      const { rows } = await client.query<{ message_id: string; account_id: string; priority: Priority }>(
+        `SELECT o.message_id, m.account_id, m.priority::text AS priority
+         FROM (SELECT message_id FROM dispatch_outbox
+               WHERE created_at < now() - make_interval(secs => $1::double precision / 1000)
+               ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED) AS o
+         JOIN messages AS m ON m.id = o.message_id`,
         [this.staleAfterMs, limit],
       );
       const ids = rows.map((row) => row.message_id);
       if (ids.length > 0) {
-        for (let i = 0; i < ids.length; i += this.chunkSize)
-          await this.producer.enqueue(ids.slice(i, i + this.chunkSize));
+        const entries = rows.map((row) => ({
+          messageId: row.message_id,
+          accountId: row.account_id,
+          priority: row.priority,
+        }));
+        for (let i = 0; i < entries.length; i += this.chunkSize)
+          await this.producer.enqueue(entries.slice(i, i + this.chunkSize));
         await client.query("DELETE FROM dispatch_outbox WHERE message_id = ANY($1::text[])", [ids]);
       }
       await client.query("COMMIT");

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { retryOnDeadlock } from "@sms/db";
+import type { DispatchEntry } from "@sms/queues";
 import { ApiError } from "@sms/errors";
 import type { PreparedMessage } from "./prepare";
 import {
@@ -26,8 +27,8 @@ export interface GroupCommitterOptions {
   maxMessagesPerFlush?: number;
   /** Transactions in flight at once. @defaultValue 2 */
   maxConcurrentFlushes?: number;
-  /** Called after each commit with the ids that became queued. */
-  onQueued?: (messageIds: string[]) => void;
+  /** Called after each commit with the messages that became queued. */
+  onQueued?: (messages: DispatchEntry[]) => void;
 }
 
 interface Pending {
@@ -176,17 +177,19 @@ export class GroupCommitter {
 
   /** Answers committed entries (an outcome of null, or none) and refused ones; hands the queued ids off. */
   private settle(entries: Pending[], outcomes: Map<Pending, ApiError | null>): void {
-    const queuedIds: string[] = [];
+    const queued: DispatchEntry[] = [];
     for (const entry of entries) {
       const outcome = outcomes.get(entry);
       if (outcome) {
         entry.reject(outcome);
         continue;
       }
-      for (const message of entry.item.messages) if (message.status === "queued") queuedIds.push(message.id);
+      for (const message of entry.item.messages)
+        if (message.status === "queued")
+          queued.push({ messageId: message.id, accountId: message.accountId, priority: message.priority });
       entry.resolve();
     }
-    if (queuedIds.length) this.options.onQueued?.(queuedIds);
+    if (queued.length) this.options.onQueued?.(queued);
   }
 }
 

@@ -19,6 +19,7 @@ export {
   type MessageDraft,
   type PreparedMessage,
   type PrepareOptions,
+  type QuotaCounter,
 } from "./prepare";
 
 export interface Acceptance {

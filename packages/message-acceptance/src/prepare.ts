@@ -1,3 +1,4 @@
+import type { Priority } from "@sms/queues";
 import { analyzeText } from "@sms/sms-encoding";
 import { ApiError } from "@sms/errors";
 import { newId } from "@sms/ids";
@@ -9,6 +10,8 @@ export interface AcceptingAccount {
   id: string;
   /** Sender ids the account may use, exactly as authorized. */
   senderIds: ReadonlySet<string>;
+  /** Messages per UTC day; counted where messages are accepted. @defaultValue no quota check */
+  dailyQuota?: number;
 }
 
 export type MessageSource = "api" | "smpp" | "otp";
@@ -18,12 +21,16 @@ export interface MessageDraft {
   message: string;
   senderId: string;
   scheduledAt?: string | null;
-  /** What is stored and reported instead of the text (OTP messages are redacted, DESIGN §7). */
+  /** What is stored and reported instead of the text (OTP messages are redacted: docs/decisions.md#otp-issue-5). */
   storedBody?: string;
   /** The real text sealed for the dispatcher, when storedBody is not it (see @sms/otp). */
   sealedBody?: string;
   /** The OTP whose code this message carries. */
   otpId?: string;
+  /** Dispatch class; @defaultValue "normal" ("bulk" for a batch item, always "high" for an OTP) */
+  priority?: Priority;
+  /** The customer's own reference (docs/decisions.md#client-ref), echoed in GET, lists and every webhook. */
+  clientRef?: string | null;
 }
 
 /** A message that passed validation and is ready to be charged and persisted. */
@@ -37,8 +44,11 @@ export interface PreparedMessage {
   storedBody: string;
   sealedBody: string | null;
   otpId: string | null;
+  /** The customer's own reference; absent is none. */
+  clientRef?: string | null;
   encoding: "GSM7" | "UCS2";
   segments: number;
+  priority: Priority;
   credits: number;
   status: "queued" | "scheduled";
   scheduledAt: Date | null;
@@ -46,10 +56,25 @@ export interface PreparedMessage {
 }
 
 export interface PrepareOptions {
-  /** Most segments one message may have; DESIGN §3 @defaultValue 10 */
+  /** Most segments one message may have (README, Errors: MESSAGE_TOO_LONG) @defaultValue 10 */
   maxSegments: number;
-  /** Credits charged per segment; DESIGN §4 @defaultValue 1 */
+  /** Credits charged per segment (docs/decisions.md#delivery-pipeline) @defaultValue 1 */
   creditsPerSegment: number;
+  /** Counts accepted messages against the account's daily quota (the rate limiter). @defaultValue none */
+  quota?: QuotaCounter;
+}
+
+/**
+ * The daily message quota, as @sms/rate-limit's limiter offers it: a check that counts
+ * `messages` (all or nothing, no request) and a refund for messages that were not stored.
+ */
+export interface QuotaCounter {
+  check(
+    accountId: string,
+    limits: { requestsPerSecond: number; dailyQuota?: number },
+    cost: { messages: number; requests: number },
+  ): Promise<{ allowed: boolean; retryAfterSeconds: number; quotaDay?: string }>;
+  refund(accountId: string, messages: number, quotaDay?: string): Promise<unknown>;
 }
 
 /** Checks the sender id against the account's authorized list (INVALID_SENDER). */
@@ -101,11 +126,29 @@ export function prepareMessage(
     storedBody: draft.storedBody ?? draft.message,
     sealedBody: draft.sealedBody ?? null,
     otpId: draft.otpId ?? null,
+    clientRef: checkClientRef(draft.clientRef, `${prefix}client_ref`),
     encoding: analysis.encoding === "GSM-7" ? "GSM7" : "UCS2",
     segments: analysis.segments,
+    // An OTP is always high (docs/fairness.md): its code expires in minutes.
+    priority: context.source === "otp" ? "high" : (draft.priority ?? (context.batchId ? "bulk" : "normal")),
     credits: analysis.segments * options.creditsPerSegment,
     status: scheduledAt ? "scheduled" : "queued",
     scheduledAt,
     createdAt: context.now,
   };
+}
+
+/** Most characters of a client_ref (docs/decisions.md#client-ref). */
+export const CLIENT_REF_MAX_LENGTH = 128;
+
+function checkClientRef(clientRef: string | null | undefined, field: string): string | null {
+  if (clientRef === undefined || clientRef === null) return null;
+  if (clientRef.length === 0 || clientRef.length > CLIENT_REF_MAX_LENGTH) {
+    throw new ApiError(
+      "VALIDATION_ERROR",
+      `${field} must be 1 to ${CLIENT_REF_MAX_LENGTH} characters; it has ${clientRef.length}.`,
+      { field },
+    );
+  }
+  return clientRef;
 }

@@ -133,6 +133,7 @@ describe("applyTransition (real PostgreSQL)", () => {
         expect(Object.keys(outbox[0].payload).sort()).toEqual(
           [
             "batch_id",
+            "client_ref",
             "delivered_at",
             "error_code",
             "error_message",
@@ -141,6 +142,7 @@ describe("applyTransition (real PostgreSQL)", () => {
             "segments",
             "sender_id",
             "sent_at",
+            "smpp_part_ids",
             "status",
             "to",
           ].sort(),
@@ -151,6 +153,31 @@ describe("applyTransition (real PostgreSQL)", () => {
       expect(after.dispatch).toBe(before.dispatch + (to === "queued" ? 1 : 0));
     },
   );
+
+  it("puts the ids an SMPP customer was given for its parts in the event, in part order (issue 17)", async () => {
+    const id = await insertMessage(db.pool, { accountId, status: "queued" });
+    await db.pool.query("UPDATE messages SET source = 'smpp' WHERE id = $1", [id]);
+    for (const [seq, part] of [
+      [2, "msg_part_b"],
+      [1, "msg_part_a"],
+    ] as const)
+      await db.pool.query(
+        `INSERT INTO smpp_submits (id, account_id, message_id, source_addr, destination_addr, concat_key, part_seq, part_total)
+         VALUES ($1, $2, $3, 'ACME', '14155550100', $4, $5, 2)`,
+        [part, accountId, id, `k-${id}`, seq],
+      );
+    await applyTransition(db.pool, { messageId: id, to: "sent", at: new Date() });
+    const single = await insertMessage(db.pool, { accountId, status: "queued" });
+    await applyTransition(db.pool, { messageId: single, to: "sent", at: new Date() });
+    const { rows } = await db.pool.query(
+      "SELECT message_id, payload->'smpp_part_ids' AS ids FROM outbox_events WHERE message_id = ANY($1::text[]) AND type = 'message.sent'",
+      [[id, single]],
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.message_id, r.ids]))).toEqual({
+      [id]: ["msg_part_a", "msg_part_b"],
+      [single]: null,
+    });
+  });
 
   it("stamps sent_at, delivered_at and failed_at with the event time and keeps the error", async () => {
     const sent = await messageIn("sent");

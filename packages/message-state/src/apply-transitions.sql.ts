@@ -43,8 +43,8 @@ WITH input AS (
   FROM old JOIN input AS i ON i.id = old.id
   WHERE m.id = old.id AND old.status::text = ANY(string_to_array(i.from_list, ','))
   RETURNING m.id, m.account_id, m.status, m.status_sequence, m.to_number, m.sender_id, m.segment_count,
-            m.batch_id, m.otp_id, m.credits_charged, m.sent_at, m.delivered_at, m.error_code, m.error_message,
-            old.status AS previous_status, i.at, i.error_code AS change_error_code,
+            m.batch_id, m.otp_id, m.client_ref, m.credits_charged, m.sent_at, m.delivered_at, m.error_code, m.error_message,
+            m.source, old.status AS previous_status, i.at, i.error_code AS change_error_code,
             i.error_message AS change_error_message, i.event_id, i.event_type
 ), event_in AS (
   INSERT INTO message_events (message_id, sequence, status, previous_status, error_code, error_message, occurred_at)
@@ -54,9 +54,13 @@ WITH input AS (
   SELECT event_id, account_id, id, event_type, status_sequence,
          jsonb_build_object(
            'to', to_number, 'status', status, 'previous_status', previous_status, 'sender_id', sender_id,
-           'segments', segment_count, 'batch_id', batch_id, 'otp_id', otp_id, 'error_code', error_code, 'error_message', error_message,
+           'segments', segment_count, 'batch_id', batch_id, 'otp_id', otp_id, 'client_ref', client_ref, 'error_code', error_code, 'error_message', error_message,
            'sent_at', to_char(sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           'delivered_at', to_char(delivered_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+           'delivered_at', to_char(delivered_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           -- The ids an SMPP customer was given for the parts it submitted (issue 17), in part order.
+           'smpp_part_ids', CASE WHEN source = 'smpp' THEN (
+             SELECT jsonb_agg(s.id ORDER BY s.part_seq) FROM smpp_submits s
+             WHERE s.message_id = upd.id AND s.concat_key IS NOT NULL) END)
   FROM upd WHERE event_type IS NOT NULL
 ), dispatch_in AS (
   INSERT INTO dispatch_outbox (message_id) SELECT id FROM upd WHERE status = 'queued' ON CONFLICT DO NOTHING

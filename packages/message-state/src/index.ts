@@ -14,5 +14,5 @@ export {
   type TransitionInput,
   type TransitionResult,
 } from "./apply-transition";
-export { promoteDueScheduled, type PromoteOptions } from "./promote-due";
+export { promoteDueScheduled, type PromoteOptions, type PromotedMessage } from "./promote-due";
 export type { Queryable } from "./queryable";

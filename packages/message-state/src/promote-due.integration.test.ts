@@ -2,7 +2,9 @@ import { createDatabase, type Database } from "@sms/db";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { insertAccount, insertMessage } from "../test/fixtures";
 import { applyTransition } from "./apply-transition";
-import { promoteDueScheduled } from "./promote-due";
+import { promoteDueScheduled, type PromotedMessage } from "./promote-due";
+
+const idsOf = (promoted: PromotedMessage[]) => promoted.map((message) => message.messageId);
 
 describe("promoteDueScheduled (real PostgreSQL)", () => {
   let world: TestWorld;
@@ -46,11 +48,11 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
     });
     const queued = await insertMessage(db.pool, { accountId, status: "queued" });
 
-    const first = await promoteDueScheduled(db.pool, { limit: 3 });
+    const first = idsOf(await promoteDueScheduled(db.pool, { limit: 3 }));
     expect(first).toEqual(due.slice(0, 3));
-    const second = await promoteDueScheduled(db.pool, { limit: 3 });
+    const second = idsOf(await promoteDueScheduled(db.pool, { limit: 3 }));
     expect(second).toEqual(due.slice(3));
-    expect(await promoteDueScheduled(db.pool, { limit: 3 })).toEqual([]);
+    expect(idsOf(await promoteDueScheduled(db.pool, { limit: 3 }))).toEqual([]);
 
     const statuses = await statusOf([...due, later, queued]);
     for (const id of due) expect(statuses[id]).toBe("queued");
@@ -79,6 +81,7 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
         segments: 1,
         batch_id: null,
         otp_id: null,
+        client_ref: null,
         error_code: null,
         error_message: null,
         sent_at: null,
@@ -102,14 +105,14 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
       status: "scheduled",
       scheduledAt: new Date(Date.now() + 60_000),
     });
-    expect(await promoteDueScheduled(db.pool, { now: new Date() })).toEqual([]);
-    expect(await promoteDueScheduled(db.pool, { now: new Date(Date.now() + 61_000) })).toEqual([id]);
+    expect(idsOf(await promoteDueScheduled(db.pool, { now: new Date() }))).toEqual([]);
+    expect(idsOf(await promoteDueScheduled(db.pool, { now: new Date(Date.now() + 61_000) }))).toEqual([id]);
   });
 
   it("never promotes a canceled message", async () => {
     const id = await insertMessage(db.pool, { accountId, status: "scheduled", scheduledAt: past(1000) });
     await applyTransition(db.pool, { messageId: id, to: "canceled", at: new Date() });
-    expect(await promoteDueScheduled(db.pool)).toEqual([]);
+    expect(idsOf(await promoteDueScheduled(db.pool))).toEqual([]);
     expect(await statusOf([id])).toEqual({ [id]: "canceled" });
   });
 
@@ -125,12 +128,12 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
         applied: true,
       });
       // The cancel's transaction still holds the row: promotion must not block on it.
-      expect(await promoteDueScheduled(db.pool)).toEqual([free]);
+      expect(idsOf(await promoteDueScheduled(db.pool))).toEqual([free]);
       await cancel.query("COMMIT");
     } finally {
       cancel.release();
     }
-    expect(await promoteDueScheduled(db.pool)).toEqual([]);
+    expect(idsOf(await promoteDueScheduled(db.pool))).toEqual([]);
     expect(await statusOf([held, free])).toEqual({ [held]: "canceled", [free]: "queued" });
   });
 
@@ -139,7 +142,7 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
     const client = await db.pool.connect();
     try {
       await client.query("BEGIN");
-      expect(await promoteDueScheduled(client)).toEqual([id]);
+      expect(idsOf(await promoteDueScheduled(client))).toEqual([id]);
       await client.query("ROLLBACK");
     } finally {
       client.release();
@@ -166,7 +169,7 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
     const drain = async () => {
       const mine: string[] = [];
       for (;;) {
-        const ids = await promoteDueScheduled(db.pool, { limit: 37 });
+        const ids = idsOf(await promoteDueScheduled(db.pool, { limit: 37 }));
         if (ids.length === 0) return mine;
         mine.push(...ids);
       }

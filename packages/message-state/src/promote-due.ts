@@ -21,7 +21,9 @@ WITH due AS (
 )
 UPDATE messages AS m SET status = 'queued', status_sequence = m.status_sequence + 1, updated_at = now()
 FROM due WHERE m.id = due.id AND m.status = 'scheduled'
-RETURNING m.id, m.account_id, m.status_sequence, m.to_number, m.sender_id, m.segment_count, m.batch_id, m.otp_id`;
+RETURNING m.id, m.account_id, m.status_sequence, m.to_number, m.sender_id, m.segment_count, m.batch_id, m.otp_id,
+          m.client_ref,
+          m.priority::text AS priority`;
 
 // History, webhook outbox and dispatch outbox of every promoted message, set-based.
 const RECORD_PROMOTED = `
@@ -46,19 +48,31 @@ interface PromotedRow {
   segment_count: number;
   batch_id: string | null;
   otp_id: string | null;
+  client_ref: string | null;
+  priority: "high" | "normal" | "bulk";
+}
+
+/** A message that became queued: what its dispatch job needs. */
+export interface PromotedMessage {
+  messageId: string;
+  accountId: string;
+  priority: "high" | "normal" | "bulk";
 }
 
 /**
  * scheduled → queued for every due message (oldest `scheduled_at` first, at most
  * `limit`), with their history rows, `message.queued` events and dispatch_outbox rows,
- * in one transaction; returns the promoted ids for the caller to enqueue (and then
+ * in one transaction; returns the promoted messages for the caller to enqueue (and then
  * delete from dispatch_outbox, e.g. with DispatchOutbox.handOff). Safe to run on
  * several replicas at once: no message is promoted twice.
  *
  * `db` is a pool (a transaction of its own) or a PoolClient inside the caller's open
  * transaction (BEGIN issued: the row locks must last until the history is written).
  */
-export async function promoteDueScheduled(db: Queryable, options: PromoteOptions = {}): Promise<string[]> {
+export async function promoteDueScheduled(
+  db: Queryable,
+  options: PromoteOptions = {},
+): Promise<PromotedMessage[]> {
   const limit = options.limit ?? 1000;
   return inTransaction(db, async (client) => {
     const { rows } = await client.query<PromotedRow>({
@@ -85,6 +99,7 @@ export async function promoteDueScheduled(db: Queryable, options: PromoteOptions
             segments: r.segment_count,
             batch_id: r.batch_id,
             otp_id: r.otp_id,
+            client_ref: r.client_ref,
             error_code: null,
             error_message: null,
             sent_at: null,
@@ -93,6 +108,6 @@ export async function promoteDueScheduled(db: Queryable, options: PromoteOptions
         ),
       ],
     });
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ messageId: r.id, accountId: r.account_id, priority: r.priority }));
   });
 }

@@ -12,7 +12,13 @@ export {
 export { SmppMetrics, SmppServerMetrics, type CarrierBindsReading } from "./smpp";
 export { WebhookMetrics, type WebhookAttemptResult } from "./webhooks";
 export { RateLimitMetrics, type RateLimitReason } from "./rate-limit";
-export { SchedulerLoopMetrics, OtpSweepMetrics, ReceiptIngestMetrics, counter } from "./loops";
+export {
+  SchedulerLoopMetrics,
+  OtpSweepMetrics,
+  ReceiptIngestMetrics,
+  counter,
+  labeledCounter,
+} from "./loops";
 export { metricValue } from "./read";
 export { parseExposition, sampleValue, type Sample } from "./exposition";
 export { serveClusterMetrics } from "./cluster";

@@ -6,6 +6,16 @@ export function counter(metrics: MetricsRegistry, name: `sms_${string}_total`, h
   return new Counter({ name, help, registers: [metrics.registry] });
 }
 
+/** A counter with labels, on the process's registry. */
+export function labeledCounter<L extends string>(
+  metrics: MetricsRegistry,
+  name: `sms_${string}_total`,
+  help: string,
+  labelNames: readonly L[],
+): Counter<L> {
+  return new Counter({ name, help, labelNames, registers: [metrics.registry] });
+}
+
 /** The scheduler's promotion loop and reconciler. */
 export class SchedulerLoopMetrics {
   readonly promoted: Counter;
@@ -33,7 +43,7 @@ export class SchedulerLoopMetrics {
     this.reenqueued = counter(
       metrics,
       "sms_scheduler_reenqueued_messages_total",
-      "Stale queued messages handed to sms.dispatch again (a no-op while their job exists)",
+      "Stale queued messages that no dispatch job held, enqueued again",
     );
     this.outboxRelayed = counter(
       metrics,

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type pg from "pg";
 import { ApiError } from "@sms/errors";
 import { isId, newId } from "@sms/ids";
-import { normalizePhone, type MessageAcceptor } from "@sms/message-acceptance";
+import { assertSenderAuthorized, normalizePhone, type MessageAcceptor } from "@sms/message-acceptance";
 import type { SecretBox } from "@sms/secret-box";
 import { generateCode, hashCode } from "./code";
 import { checkCode, findOtp, type OtpRecord, type OtpStatus } from "./otp.sql";
@@ -15,7 +15,7 @@ export interface OtpOptions {
   hmacSecret: string;
   /** Wrong codes an OTP takes before it fails; DESIGN §7 @defaultValue 5 */
   maxAttempts: number;
-  /** Sender id of OTP messages (the platform's, not checked against the account's list). @defaultValue "Verify" */
+  /** Shared sender id of OTP messages (the platform's, not checked against the account's list). @defaultValue "Verify" */
   senderId: string;
 }
 
@@ -27,7 +27,15 @@ export interface SendOtpRequest {
   expiry?: number;
   /** Text with `{code}` exactly once. @defaultValue DEFAULT_TEMPLATE */
   template?: string;
+  /** One of the account's authorized sender ids. @defaultValue the shared OTP sender */
+  sender_id?: string;
 }
+
+/**
+ * Under the shared sender the text is the platform's voice: one segment, so it stays a code
+ * and not a free-text channel any tenant can fill under our name (issue 19 item 6).
+ */
+const SHARED_SENDER_MAX_SEGMENTS = 1;
 
 export interface OtpView {
   otp_id: string;
@@ -69,12 +77,20 @@ export class OtpService {
   ) {}
 
   /** Generates a code, stores its HMAC and accepts the SMS; a newer OTP cancels the phone's pending one. */
-  async send(accountId: string, request: SendOtpRequest) {
+  async send(
+    accountId: string,
+    request: SendOtpRequest,
+    limits: { dailyQuota?: number; senderIds?: ReadonlySet<string> } = {},
+  ) {
     const phone = normalizePhone(request.phone, "phone");
     const length = request.length ?? 6;
     const expiry = request.expiry ?? 300;
     const template = request.template ?? DEFAULT_TEMPLATE;
     checkTemplate(template);
+    const senderIds = limits.senderIds ?? new Set<string>();
+    if (request.sender_id !== undefined)
+      assertSenderAuthorized({ id: accountId, senderIds }, request.sender_id);
+    const isSharedSender = request.sender_id === undefined;
     const decision = await this.deps.limiter.take(accountId, phone);
     if (!decision.allowed) {
       throw new ApiError(
@@ -89,11 +105,11 @@ export class OtpService {
     const expiresAt = new Date(Date.now() + expiry * 1000);
     try {
       const message = await this.deps.acceptor.acceptOtp(
-        { id: accountId, senderIds: new Set() },
+        { id: accountId, senderIds, dailyQuota: limits.dailyQuota },
         {
           to: phone,
           message: text,
-          senderId: this.options.senderId,
+          senderId: request.sender_id ?? this.options.senderId,
           storedBody: redactTemplate(template, length),
           sealedBody: sealOtpText(this.deps.box, otpId, text),
           otpId,
@@ -105,6 +121,7 @@ export class OtpService {
           maxAttempts: this.options.maxAttempts,
           expiresAt,
         },
+        { maxSegments: isSharedSender ? SHARED_SENDER_MAX_SEGMENTS : undefined },
       );
       this.remember(otpId, phone);
       return {
@@ -118,8 +135,14 @@ export class OtpService {
     } catch (error) {
       await this.deps.limiter.release(accountId, phone, decision.token).catch(() => undefined);
       // The text is the rendered template: a too-long text is the template's fault.
-      if (error instanceof ApiError && error.field === "message")
-        throw new ApiError(error.code, error.message.replace(/^message/, "template"), { field: "template" });
+      if (error instanceof ApiError && error.field === "message") {
+        const hint = isSharedSender
+          ? " (one segment under the shared sender; send with your own sender_id for more)"
+          : "";
+        throw new ApiError(error.code, error.message.replace(/^message/, "template") + hint, {
+          field: "template",
+        });
+      }
       throw error;
     }
   }

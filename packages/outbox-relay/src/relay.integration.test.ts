@@ -9,6 +9,7 @@ import {
   queuePrefix,
   QUEUES,
   type QueueName,
+  type WebhookDeliverJob,
 } from "@sms/queues";
 import { createRedis, type Redis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
@@ -51,6 +52,17 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     const jobs = await queue.getJobs(["waiting", "delayed", "active"]);
     await queue.close();
     return jobs.map((job) => job.id!).sort();
+  }
+
+  async function webhookJobs(): Promise<WebhookDeliverJob[]> {
+    const name = QUEUES.webhookDeliver;
+    const queue = new Queue<WebhookDeliverJob>(name, {
+      connection,
+      prefix: queuePrefix(world.redisPrefix, name),
+    });
+    const jobs = await queue.getJobs(["waiting", "delayed", "active"]);
+    await queue.close();
+    return jobs.map((job) => job.data);
   }
 
   /** A message failed before reaching a carrier: one `message.failed` outbox event. */
@@ -103,7 +115,10 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     const { rows: ids } = await db.pool.query(
       "SELECT event_id FROM webhook_deliveries WHERE status = 'pending'",
     );
-    expect(await jobIds(QUEUES.webhookDeliver)).toEqual(ids.map((r) => r.event_id));
+    // One batch job per account per claim.
+    expect(await webhookJobs()).toEqual([
+      { accountId: withEndpoint, eventIds: ids.map((r) => r.event_id), claim: expect.any(String) },
+    ]);
     expect(await relayOutbox(db.pool, producers, { limit: 100 })).toEqual({
       events: 0,
       webhooks: 0,

@@ -11,7 +11,7 @@ WITH claimed AS (
   RETURNING event_id
 )
 SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.payload, o.created_at,
-       o.source, e.enabled AS endpoint_enabled
+       o.source, e.enabled AS endpoint_enabled, e.event_types AS endpoint_event_types
 FROM claimed
 CROSS JOIN LATERAL (
   -- One key lookup per claimed event, whatever the statistics say: LIMIT keeps the planner

@@ -4,17 +4,19 @@ import { isMessageStatus, isTerminal } from "@sms/message-state";
 import type {
   SmppReceiptJob,
   SmppReceiptProducer,
-  WebhookDeliverJob,
+  WebhookDelivery,
   WebhookDeliverProducer,
 } from "@sms/queues";
 import { notifyReceiptsStored, storeReceiptsFor } from "@sms/smpp-receipts";
-import { toWebhookEvent, type OutboxRow } from "@sms/webhook-events";
+import { isSubscribed, toWebhookEvent, type OutboxRow } from "@sms/webhook-events";
 import { CLAIM_EVENTS, INSERT_DELIVERIES } from "./relay.sql";
 
 interface ClaimedRow extends OutboxRow {
   source: string;
   /** null when the account has no endpoint. */
   endpoint_enabled: boolean | null;
+  /** The endpoint's subscription: null for every message.* event. */
+  endpoint_event_types: string[] | null;
 }
 
 export interface RelayProducers {
@@ -35,9 +37,10 @@ export interface RelayResult {
 
 /**
  * Publishes up to `limit` outbox events in one transaction:
- * - a webhook_deliveries row per event of an account with an endpoint, queued on
- *   webhook.deliver after the commit (the worker reads the row, so it must exist
- *   first); if that enqueue fails, the webhook reconciler finds the pending row;
+ * - a webhook_deliveries row per event of an account whose endpoint subscribes to its type, queued on
+ *   webhook.deliver after the commit as one batch job per account (the worker reads
+ *   the rows, so they must exist first); if that enqueue fails, the webhook reconciler
+ *   finds the pending rows;
  * - the smpp_receipts rows of each final event (delivered, failed, canceled) of a
  *   message submitted over SMPP, in the same transaction, with a notification to the
  *   smpp-server replicas at the commit; an smpp.dlr-out job, queued before the commit,
@@ -80,7 +83,8 @@ async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, 
   if (rows.length === 0) return { events: 0, toQueue: [], smppReceipts: 0, statuses: {} };
   const toQueue = await insertDeliveries(
     client,
-    rows.filter((row) => row.endpoint_enabled !== null),
+    // An event nobody subscribed to costs nothing: no delivery row, no job, no attempt.
+    rows.filter((row) => row.endpoint_enabled !== null && isSubscribed(row.endpoint_event_types, row.type)),
   );
   // Receipts report final outcomes only (SMPP registered_delivery): queued and sent stay here.
   // They are written here, in the claim's transaction: a receipt exists exactly when its event
@@ -99,7 +103,7 @@ async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, 
   return { events: rows.length, toQueue, smppReceipts: receipts.length, statuses };
 }
 
-async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Promise<WebhookDeliverJob[]> {
+async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Promise<WebhookDelivery[]> {
   if (rows.length === 0) return [];
   const { rows: inserted } = await client.query<{ event_id: string; account_id: string; status: string }>({
     name: "outbox-relay-deliveries",

@@ -1,10 +1,23 @@
-export { QUEUES, queuePrefix, type QueueName } from "./names";
+export { QUEUES, DISPATCH_QUEUES, PRIORITIES, queuePrefix, type QueueName, type Priority } from "./names";
 export { DispatchJob, WebhookDeliverJob, SmppReceiptJob } from "./payloads";
 export { openQueue, openWorker, DelayedError, type QueueContext, type Job, type Processor } from "./bullmq";
-export { createDispatchProducer, type DispatchProducer } from "./dispatch.producer";
+export {
+  createDispatchProducer,
+  planJobs,
+  type DispatchEntry,
+  type DispatchProducer,
+  type DispatchProducerOptions,
+  type EnqueueOptions,
+} from "./dispatch.producer";
+export { createDispatchClaims, type DispatchClaims } from "./dispatch-claims";
 export {
   createWebhookDeliverProducer,
   createSmppReceiptProducer,
+  batchDeliveries,
+  WEBHOOK_BATCH_SIZE,
+  type WebhookBatch,
+  type WebhookDelivery,
   type WebhookDeliverProducer,
   type SmppReceiptProducer,
 } from "./webhook.producer";
+export { pendingDispatchJobs, pendingDispatchJobsOf, type PendingDispatchJob } from "./dispatch-lookup";

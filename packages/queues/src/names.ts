@@ -1,7 +1,11 @@
 /** Every queue of the platform. Colons are not allowed in BullMQ queue names. */
 export const QUEUES = {
-  /** Messages ready for a carrier: consumed by the dispatcher. */
-  smsDispatch: "sms.dispatch",
+  /** OTPs and sends marked high: consumed by the dispatcher with the largest share of its slots. */
+  smsDispatchHigh: "sms.dispatch.high",
+  /** Single sends and SMPP submits: consumed by the dispatcher. */
+  smsDispatchNormal: "sms.dispatch.normal",
+  /** Bulk batches: consumed by the dispatcher with the smallest share of its slots (never none). */
+  smsDispatchBulk: "sms.dispatch.bulk",
   /** Signed webhook calls: consumed by webhook-delivery. */
   webhookDeliver: "webhook.deliver",
   /** Receipts for customers bound over SMPP: consumed by smpp-server. */
@@ -9,6 +13,17 @@ export const QUEUES = {
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/** A message's dispatch class (docs/fairness.md): each has its own queue and dispatcher slots. */
+export const PRIORITIES = ["high", "normal", "bulk"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** The dispatch queue of a class. */
+export const DISPATCH_QUEUES: Readonly<Record<Priority, QueueName>> = {
+  high: QUEUES.smsDispatchHigh,
+  normal: QUEUES.smsDispatchNormal,
+  bulk: QUEUES.smsDispatchBulk,
+};
 
 /**
  * The BullMQ key prefix of a queue: `<deployment prefix>:{<queue>}`. The braces are a

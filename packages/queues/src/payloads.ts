@@ -1,18 +1,34 @@
 import { z } from "zod";
 
-/** sms.dispatch: the worker loads everything else from the database, the source of truth. */
-export const DispatchJob = z.object({ messageId: z.string().startsWith("msg_") });
+/**
+ * sms.dispatch.<class>: a batch of queued messages of one account and class. The worker
+ * loads everything else from the database, the source of truth.
+ */
+export const DispatchJob = z.object({
+  messageIds: z.array(z.string().startsWith("msg_")).min(1).max(1000),
+  accountId: z.string().startsWith("acc_"),
+  /** Earlier tries of these messages that ended in "retry later" (carrier down, throttled, unknown outcome). */
+  attempt: z.number().int().nonnegative().default(0),
+  /** Their share of the account's messages/s is already reserved: dispatch without pacing again. */
+  paced: z.boolean().default(false),
+});
 export type DispatchJob = z.infer<typeof DispatchJob>;
 
 /**
- * webhook.deliver: one delivery (one event for one account's endpoint). The body and
- * the attempt history live in webhook_deliveries; the job only says which one.
+ * webhook.deliver: a batch of deliveries (events) of one account's endpoint. The bodies
+ * and the attempt history live in webhook_deliveries; the job only says which rows.
  */
 export const WebhookDeliverJob = z.object({
-  eventId: z.string().startsWith("evt_"),
   accountId: z.string().startsWith("acc_"),
-  /** Attempts already made when this job was queued (a replay starts the schedule again from here). */
+  eventIds: z.array(z.string().startsWith("evt_")).min(1).max(1000),
+  /** Attempts already made when these were queued (a replay starts the schedule again from here). */
   baseAttempt: z.number().int().nonnegative().optional(),
+  /**
+   * The claim this job holds on its rows while it sends them (webhook_deliveries.claim):
+   * a rerun of the job, or the job it hands its rest to, takes them back; a duplicate
+   * job (the reconciler's, a replay's) has another and cannot.
+   */
+  claim: z.string().min(1).max(64),
 });
 export type WebhookDeliverJob = z.infer<typeof WebhookDeliverJob>;
 

@@ -1,11 +1,58 @@
+import crypto from "node:crypto";
 import { openQueue, type QueueContext } from "./bullmq";
 import { QUEUES } from "./names";
 import { SmppReceiptJob, WebhookDeliverJob } from "./payloads";
 
-/** Puts deliveries on webhook.deliver; the job id is the event id (a repeat while it waits is a no-op). */
+/** One delivery to queue: the event, its account, and where its retry schedule starts. */
+export interface WebhookDelivery {
+  eventId: string;
+  accountId: string;
+  /** Attempts already made (a replay restarts the schedule from here). */
+  baseAttempt?: number;
+}
+
+/** A batch job to queue as it is (the worker's retries and hand-backs). */
+export interface WebhookBatch extends WebhookDeliverJob {
+  /** Milliseconds in BullMQ's delayed set first. @defaultValue 0 */
+  delayMs?: number;
+}
+
+/** Events per webhook.deliver job: one relay claim (500 events) of one account is one job. */
+export const WEBHOOK_BATCH_SIZE = 500;
+
+/** Puts deliveries on webhook.deliver as batch jobs: one per account (and schedule start), at most WEBHOOK_BATCH_SIZE events each. */
 export interface WebhookDeliverProducer {
-  enqueue(jobs: readonly WebhookDeliverJob[], options?: { jobIdSuffix?: string }): Promise<void>;
+  enqueue(deliveries: readonly WebhookDelivery[]): Promise<void>;
+  /** Batches made by the worker (retries grouped by due time, the rest of a batch handed back). */
+  enqueueBatches(batches: readonly WebhookBatch[]): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Groups deliveries into batch jobs, each with a fresh claim. */
+export function batchDeliveries(
+  deliveries: readonly WebhookDelivery[],
+  size = WEBHOOK_BATCH_SIZE,
+): WebhookDeliverJob[] {
+  const groups = new Map<string, WebhookDeliverJob[]>();
+  const jobs: WebhookDeliverJob[] = [];
+  for (const delivery of deliveries) {
+    const key = `${delivery.accountId}/${delivery.baseAttempt ?? ""}`;
+    const open = groups.get(key);
+    let job = open?.[open.length - 1];
+    if (!job || job.eventIds.length >= size) {
+      job = {
+        accountId: delivery.accountId,
+        eventIds: [],
+        ...(delivery.baseAttempt === undefined ? {} : { baseAttempt: delivery.baseAttempt }),
+        claim: crypto.randomUUID(),
+      };
+      jobs.push(job);
+      if (open) open.push(job);
+      else groups.set(key, [job]);
+    }
+    job.eventIds.push(delivery.eventId);
+  }
+  return jobs;
 }
 
 export function createWebhookDeliverProducer(context: QueueContext): WebhookDeliverProducer {
@@ -18,18 +65,21 @@ export function createWebhookDeliverProducer(context: QueueContext): WebhookDeli
     attempts: 8,
     backoff: { type: "exponential", delay: 1000 },
   });
+  // BullMQ's own job ids: a repeated job is harmless (the worker claims its rows first, and
+  // a second job finds them claimed or done), so no id has to make it unique.
+  const add = async (batches: readonly WebhookBatch[]) => {
+    if (batches.length === 0) return;
+    await queue.addBulk(
+      batches.map(({ delayMs, ...job }) => ({
+        name: "deliver",
+        data: WebhookDeliverJob.parse(job),
+        ...(delayMs ? { opts: { delay: delayMs } } : {}),
+      })),
+    );
+  };
   return {
-    async enqueue(jobs, options = {}) {
-      if (jobs.length === 0) return;
-      await queue.addBulk(
-        jobs.map((job) => ({
-          name: "deliver",
-          data: WebhookDeliverJob.parse(job),
-          // A replay needs a fresh id: the first job may still be known to BullMQ.
-          opts: { jobId: options.jobIdSuffix ? `${job.eventId}-${options.jobIdSuffix}` : job.eventId },
-        })),
-      );
-    },
+    enqueue: (deliveries) => add(batchDeliveries(deliveries)),
+    enqueueBatches: add,
     close: () => queue.close(),
   };
 }

@@ -9,3 +9,4 @@ export {
 export { rateLimitHeaders } from "./rate-limit-headers";
 export { rateLimitMiddleware, type RateLimitMiddlewareOptions } from "./rate-limit.middleware";
 export { secondsUntilUtcMidnight, utcDayKey } from "./utc-day";
+export { createPacer, type Pacer, type PacedTurn } from "./pacer";

@@ -13,8 +13,15 @@ export {
   type SweepOptions,
   type SweepResult,
 } from "./pending-receipts";
-export { lockCarrierMessageId, lockCarrierMessageIds } from "./lock";
-export { carrierIdForms } from "./id-forms";
+export { lockCarrierMessageId } from "./lock";
+export {
+  RECEIPT_ID_FORMS,
+  isReceiptIdForm,
+  receiptKeyForSubmit,
+  receiptKeyOf,
+  receiptLockKey,
+  type ReceiptIdForm,
+} from "./receipt-keys";
 export {
   RECEIPT_ERROR_CODES,
   describeReceiptFailure,

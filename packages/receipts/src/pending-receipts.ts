@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { ReceiptState } from "@sms/smpp";
-import { carrierIdForms } from "./id-forms";
-import { lockCarrierMessageIds } from "./lock";
+import { lockCarrierMessageId } from "./lock";
+import { receiptKeyOf } from "./receipt-keys";
 import { resolveReceipts } from "./resolve-receipts";
 import type { ReceiptResult } from "./apply-receipt";
 import { inTransaction } from "./transaction";
@@ -13,11 +13,16 @@ interface UnmatchedRow {
   state: ReceiptState;
   error_code: string | null;
   received_at: Date;
+  carrier_done_at: Date | null;
+  done_at: Date | null;
 }
 
-const UNMATCHED_FOR_IDS = `
-SELECT id::text, carrier_id, carrier_message_id, state, error_code, received_at FROM carrier_receipts
-WHERE outcome = 'unmatched' AND (carrier_id, carrier_message_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+const UNMATCHED_COLUMNS =
+  "id::text, carrier_id, carrier_message_id, state, error_code, received_at, carrier_done_at, done_at";
+
+const UNMATCHED_FOR_KEYS = `
+SELECT ${UNMATCHED_COLUMNS} FROM carrier_receipts
+WHERE outcome = 'unmatched' AND (carrier_id, receipt_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
 ORDER BY id
 FOR UPDATE`;
 
@@ -26,17 +31,17 @@ UPDATE carrier_receipts AS r SET outcome = t.outcome::"ReceiptOutcome", message_
 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[]) AS t(id, outcome, message_id, seq)
 WHERE r.id = t.id`;
 
-/** A segment the dispatcher just gave a carrier id. */
+/** A segment the dispatcher just gave a carrier id: the receipt key it has by its carrier's form. */
 export interface SubmittedSegment {
   carrierId: string;
-  carrierMessageId: string;
+  receiptKey: string;
 }
 
 /**
- * Applies the receipts that arrived before the submit response of (carrierId,
- * carrierMessageId): the dispatcher calls it inside the transaction in which it took
- * lockCarrierMessageId for that id and set the segment's carrier_message_id, just
- * before COMMIT. Each one becomes applied (the first final one) or ignored (duplicates);
+ * Applies the receipts that arrived before the submit response of a segment: the
+ * dispatcher calls it inside the transaction in which it took lockCarrierMessageId for
+ * (carrierId, receiptKey) and set the segment's carrier_message_id, just before COMMIT.
+ * Only receipts received after the segment's submit started can take it. Each one becomes applied (the first final one) or ignored (duplicates);
  * returns what each did.
  */
 export async function matchPendingReceipts(
@@ -55,23 +60,13 @@ export async function matchPendingReceiptsFor(
   client: pg.PoolClient,
   segments: readonly SubmittedSegment[],
 ): Promise<ReceiptResult[]> {
-  // Every form a receipt may quote → the forms of the segment's id to look it up by.
-  const formsOf = new Map<string, string[]>();
-  for (const segment of segments) {
-    const forms = carrierIdForms(segment.carrierMessageId);
-    for (const form of forms) formsOf.set(`${segment.carrierId}\u0000${form}`, forms);
-  }
-  if (formsOf.size === 0) return [];
-  const pairs = [...formsOf.keys()].map((key) => key.split("\u0000") as [string, string]);
+  if (segments.length === 0) return [];
   const { rows } = await client.query<UnmatchedRow>({
-    name: "receipts-unmatched-for-ids",
-    text: UNMATCHED_FOR_IDS,
-    values: [pairs.map(([carrierId]) => carrierId), pairs.map(([, form]) => form)],
+    name: "receipts-unmatched-for-keys",
+    text: UNMATCHED_FOR_KEYS,
+    values: [segments.map((s) => s.carrierId), segments.map((s) => s.receiptKey)],
   });
-  return settleUnmatched(
-    client,
-    rows.map((row) => ({ row, forms: formsOf.get(`${row.carrier_id}\u0000${row.carrier_message_id}`)! })),
-  );
+  return settleUnmatched(client, rows, false);
 }
 
 /** Options of sweepUnmatched. */
@@ -92,7 +87,7 @@ export interface SweepResult {
 }
 
 const SWEEPABLE = `
-SELECT id::text, carrier_id, carrier_message_id FROM carrier_receipts
+SELECT id::text, carrier_id, carrier_message_id, receipt_key FROM carrier_receipts
 WHERE outcome = 'unmatched'
   AND received_at < now() - make_interval(secs => $1::double precision / 1000)
   AND received_at > now() - make_interval(secs => $2::double precision / 1000)
@@ -100,37 +95,37 @@ ORDER BY received_at
 LIMIT $3`;
 
 const UNMATCHED_BY_ID = `
-SELECT id::text, carrier_id, carrier_message_id, state, error_code, received_at FROM carrier_receipts
+SELECT ${UNMATCHED_COLUMNS} FROM carrier_receipts
 WHERE id = $1::bigint AND outcome = 'unmatched'
 FOR UPDATE`;
 
 /**
  * The safety net under matchPendingReceipts: retries unmatched receipts older than
- * `olderThanMs`, each in its own transaction under the advisory locks of its id's
- * forms. Safe on several replicas at once (the row is re-read locked and skipped when
+ * `olderThanMs` (by then their own submit response is recorded), each in its own
+ * transaction under the advisory lock of its key. One that finds only a final segment
+ * is then a duplicate and becomes ignored. Safe on several replicas at once (the row is re-read locked and skipped when
  * someone else settled it).
  */
 export async function sweepUnmatched(pool: pg.Pool, options: SweepOptions): Promise<SweepResult> {
   const maxAgeMs = options.maxAgeMs ?? 3 * 24 * 3600 * 1000;
-  const { rows } = await pool.query<Pick<UnmatchedRow, "id" | "carrier_id" | "carrier_message_id">>({
+  const { rows } = await pool.query<
+    Pick<UnmatchedRow, "id" | "carrier_id" | "carrier_message_id"> & { receipt_key: string | null }
+  >({
     name: "receipts-sweepable",
     text: SWEEPABLE,
     values: [options.olderThanMs, maxAgeMs, options.limit ?? 500],
   });
   const result: SweepResult = { examined: rows.length, applied: 0, ignored: 0 };
   for (const candidate of rows) {
-    const forms = carrierIdForms(candidate.carrier_message_id);
+    const key = candidate.receipt_key ?? receiptKeyOf(candidate.carrier_message_id) ?? "";
     const settled = await inTransaction(pool, async (client) => {
-      await lockCarrierMessageIds(client, candidate.carrier_id, forms);
+      await lockCarrierMessageId(client, candidate.carrier_id, key);
       const locked = await client.query<UnmatchedRow>({
         name: "receipts-unmatched-by-id",
         text: UNMATCHED_BY_ID,
         values: [candidate.id],
       });
-      return settleUnmatched(
-        client,
-        locked.rows.map((row) => ({ row, forms })),
-      );
+      return settleUnmatched(client, locked.rows, true);
     });
     for (const { outcome } of settled)
       if (outcome === "applied" || outcome === "ignored") result[outcome] += 1;
@@ -141,22 +136,24 @@ export async function sweepUnmatched(pool: pg.Pool, options: SweepOptions): Prom
 /** Resolves unmatched receipts (their rows locked) and records the outcomes of those now settled. */
 async function settleUnmatched(
   client: pg.PoolClient,
-  receipts: ReadonlyArray<{ row: UnmatchedRow; forms: readonly string[] }>,
+  receipts: readonly UnmatchedRow[],
+  settleDuplicates: boolean,
 ): Promise<ReceiptResult[]> {
   const resolutions = await resolveReceipts(
     client,
-    receipts.map(({ row, forms }) => ({
+    receipts.map((row) => ({
       carrierId: row.carrier_id,
-      forms,
       quotedId: row.carrier_message_id,
       state: row.state,
       errorCode: row.error_code,
-      // carrier_receipts keeps no done date; the carrier was done by the time it told us.
-      doneAt: row.received_at,
+      doneAt: row.done_at ?? row.received_at,
+      carrierDoneAt: row.carrier_done_at,
+      receivedAt: row.received_at,
+      settleDuplicates,
     })),
   );
   const settled = receipts
-    .map(({ row }, i) => ({ ...resolutions[i]!, receiptId: row.id }))
+    .map((row, i) => ({ ...resolutions[i]!, receiptId: row.id }))
     .filter((result) => result.outcome !== "unmatched");
   if (settled.length > 0)
     await client.query({

@@ -18,25 +18,38 @@ export interface Resolution {
 /** The parts of a receipt that decide its effect. */
 export interface ReceiptFacts {
   carrierId: string;
-  /** Forms of the carrier's id to look the segment up by (carrierIdForms). */
-  forms: readonly string[];
-  /** The form the receipt quoted: preferred when several segments match. */
+  /** The id as the receipt quoted it: matched by its receipt key (receiptKeyOf), nothing else. */
   quotedId: string;
   state: ReceiptState;
   /** The carrier's `err:` value. */
   errorCode?: string | null;
-  /** When the carrier says it happened; clamped to [submitted_at, now]. */
+  /** The time to record (ours, or the carrier's when it has seconds); clamped to [submitted_at, now]. @defaultValue now */
   doneAt?: Date | null;
+  /** The receipt's done date as the carrier wrote it, kept beside done_at. */
+  carrierDoneAt?: Date | null;
+  /** When it was received: a segment whose submit started later cannot be its own. @defaultValue now */
+  receivedAt?: Date | null;
+  /**
+   * True once its own submit response must have been recorded (the sweep): a receipt that
+   * finds only a final segment is then a duplicate (ignored). Before that it stays unmatched:
+   * the carrier may have reused the id for a submit whose response is not recorded yet.
+   */
+  settleDuplicates?: boolean;
 }
 
-// Per receipt, among segments with one of its forms: the exact form first, then one
-// still waiting for its receipt, then the newest (carriers recycle ids after a while).
+// Per receipt, the segments of its carrier with its key, submitted within the carrier's window
+// and put on the wire before the receipt came: the most recent one still awaiting its receipt,
+// else the most recent final one (carriers reuse ids; docs/decisions.md#delivery-truth-issue-17).
 const FIND_SEGMENTS = `
-SELECT DISTINCT ON (t.idx) t.idx, s.message_id, s.seq
-FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS t(idx, carrier_id, form, quoted)
-JOIN message_segments AS s ON s.carrier_id = t.carrier_id AND s.carrier_message_id = t.form
-ORDER BY t.idx, (s.carrier_message_id = t.quoted) DESC, (s.status IN ('delivered', 'failed')) ASC,
-         s.submitted_at DESC NULLS LAST`;
+SELECT DISTINCT ON (t.idx) t.idx, s.message_id, s.seq, s.status IN ('delivered', 'failed') AS final
+FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[]) AS t(idx, carrier_id, quoted, received_at)
+JOIN message_segments AS s ON s.carrier_id = t.carrier_id AND s.receipt_key = receipt_key_of(t.quoted)
+LEFT JOIN carriers AS c ON c.id = s.carrier_id
+WHERE s.status IN ('submitted', 'delivered', 'failed')
+  AND COALESCE(s.submit_started_at, '-infinity') <= COALESCE(t.received_at, now())
+  AND COALESCE(s.submitted_at, now())
+      > COALESCE(t.received_at, now()) - make_interval(hours => COALESCE(c.receipt_window_hours, 72))
+ORDER BY t.idx, (s.status IN ('delivered', 'failed')) ASC, s.submitted_at DESC NULLS LAST`;
 
 // Locked (in id order, as every batch does) before any segment is touched: receipts
 // for other segments of the same messages, in other transactions, queue here, so each
@@ -46,15 +59,16 @@ const LOCK_MESSAGES = `
 SELECT id, status, segment_count FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`;
 
 // The status guard makes a duplicate that raced past the lookup change nothing. The done
-// time is the carrier's, kept within [submitted_at, now()]: receipt dates have minute
-// precision and carriers rarely say their time zone.
+// time is ours (when the receipt came) unless the carrier's has seconds, kept within
+// [submitted_at, now()]; the carrier's done date is kept beside it.
 const FINISH_SEGMENTS = `
 UPDATE message_segments AS s SET
   status = t.status::"SegmentStatus",
   error_code = t.error_code,
-  done_at = GREATEST(LEAST(t.done_at, now()), s.submitted_at)
-FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[])
-  AS t(message_id, seq, status, error_code, done_at)
+  done_at = GREATEST(LEAST(t.done_at, now()), s.submitted_at),
+  carrier_done_at = t.carrier_done_at
+FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
+  AS t(message_id, seq, status, error_code, done_at, carrier_done_at)
 WHERE s.message_id = t.message_id AND s.seq = t.seq AND s.status NOT IN ('delivered', 'failed')
 RETURNING s.message_id, s.seq, s.done_at`;
 
@@ -77,7 +91,9 @@ interface Claim {
  * is what applying them one by one, ordered by message id and then input order, would
  * give: the first final receipt of a segment settles it (later ones are ignored), a
  * failed segment fails its message at once, and a message is delivered once every one
- * of its segments is. The caller holds the advisory locks of every receipt's forms.
+ * of its segments is. A receipt is ignored only when its own segment is already final
+ * (or it is not final itself); one that finds only a final segment stays unmatched until
+ * `settleDuplicates`. The caller holds the advisory locks of every receipt's key.
  * Writes nothing for a receipt whose outcome is not `applied`.
  */
 export async function resolveReceipts(
@@ -85,25 +101,35 @@ export async function resolveReceipts(
   facts: readonly ReceiptFacts[],
 ): Promise<Resolution[]> {
   if (facts.length === 0) return [];
-  const lookups = facts.flatMap((fact, index) => fact.forms.map((form) => ({ index, fact, form })));
-  const found = await client.query<{ idx: number; message_id: string; seq: number }>({
+  const found = await client.query<{ idx: number; message_id: string; seq: number; final: boolean }>({
     name: "receipts-find-segments",
     text: FIND_SEGMENTS,
     values: [
-      lookups.map((l) => l.index),
-      lookups.map((l) => l.fact.carrierId),
-      lookups.map((l) => l.form),
-      lookups.map((l) => l.fact.quotedId),
+      facts.map((_, index) => index),
+      facts.map((fact) => fact.carrierId),
+      facts.map((fact) => fact.quotedId),
+      facts.map((fact) => fact.receivedAt ?? null),
     ],
   });
-  const segmentOf = new Map(found.rows.map((row) => [row.idx, { messageId: row.message_id, seq: row.seq }]));
-  const results: Resolution[] = facts.map((fact, index) => {
-    const segment = segmentOf.get(index);
+  const segmentOf = new Map<number, { messageId: string; seq: number }>();
+  const results: Resolution[] = facts.map((fact) => ({
     // A non-final receipt (accepted, enroute, unknown) never changes anything: it is not
     // kept waiting for its segment either.
-    if (!segment) return { outcome: isFinalReceiptState(fact.state) ? "unmatched" : "ignored" };
-    return { outcome: "ignored", ...segment };
-  });
+    outcome: isFinalReceiptState(fact.state) ? "unmatched" : "ignored",
+  }));
+  for (const row of found.rows) {
+    const segment = { messageId: row.message_id, seq: row.seq };
+    const fact = facts[row.idx]!;
+    if (!row.final) segmentOf.set(row.idx, segment);
+    else if (fact.settleDuplicates || !isFinalReceiptState(fact.state))
+      results[row.idx] = { outcome: "ignored", ...segment };
+  }
+  for (const [index, segment] of segmentOf) results[index] = { outcome: "ignored", ...segment };
+  // A final receipt that loses its segment to another (in this batch, or to a concurrent one)
+  // finds it final: a duplicate, or one for a later submit of the same id (as one by one).
+  const lost = (index: number) => {
+    if (!facts[index]!.settleDuplicates) results[index] = { outcome: "unmatched" };
+  };
 
   // The first final receipt of each segment claims it, in message-id then input order.
   const order = [...segmentOf.keys()]
@@ -113,7 +139,10 @@ export async function resolveReceipts(
   for (const index of order) {
     const { messageId, seq } = segmentOf.get(index)!;
     const key = `${messageId}\u0000${seq}`;
-    if (claims.has(key)) continue;
+    if (claims.has(key)) {
+      lost(index);
+      continue;
+    }
     const fact = facts[index]!;
     const failure = isFailedReceiptState(fact.state)
       ? describeReceiptFailure(fact.state, fact.errorCode)
@@ -139,9 +168,9 @@ export async function resolveReceipts(
       pending.map((c) => (c.failure ? "failed" : "delivered")),
       pending.map((c) => c.failure?.errorCode ?? null),
       pending.map((c) => facts[c.index]!.doneAt ?? null),
+      pending.map((c) => facts[c.index]!.carrierDoneAt ?? null),
     ],
   });
-  // Claims whose segment was already delivered or failed stay ignored (duplicate or late).
   const applied: Claim[] = [];
   for (const row of finished.rows) {
     const claim = claims.get(`${row.message_id}\u0000${row.seq}`)!;
@@ -149,6 +178,7 @@ export async function resolveReceipts(
     results[claim.index]!.outcome = "applied";
     applied.push(claim);
   }
+  for (const claim of claims.values()) if (results[claim.index]!.outcome !== "applied") lost(claim.index);
   applied.sort((a, b) => compare(a.messageId, b.messageId) || a.index - b.index);
 
   // Per message: the first failure fails it; otherwise the last delivery that completes it delivers it.

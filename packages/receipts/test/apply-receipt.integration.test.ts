@@ -4,10 +4,18 @@ import {
   applyReceipt,
   lockCarrierMessageId,
   matchPendingReceipts,
+  receiptKeyOf,
   sweepUnmatched,
   type ReceiptResult,
 } from "../src";
-import { insertAccount, insertMessage, insertSegment, readMessage, readReceipts } from "./fixtures";
+import {
+  insertAccount,
+  insertCarrier,
+  insertMessage,
+  insertSegment,
+  readMessage,
+  readReceipts,
+} from "./fixtures";
 
 let world: TestWorld;
 let pool: pg.Pool;
@@ -41,13 +49,16 @@ async function recordSubmitted(messageId: string, seq: number, carrier: string, 
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    await lockCarrierMessageId(client, carrier, carrierMessageId);
+    await lockCarrierMessageId(client, carrier, receiptKeyOf(carrierMessageId)!);
     await client.query(
       `UPDATE message_segments SET status = 'submitted', carrier_message_id = $3, submitted_at = now()
        WHERE message_id = $1 AND seq = $2`,
       [messageId, seq, carrierMessageId],
     );
-    const matched = await matchPendingReceipts(client, { carrierId: carrier, carrierMessageId });
+    const matched = await matchPendingReceipts(client, {
+      carrierId: carrier,
+      receiptKey: receiptKeyOf(carrierMessageId)!,
+    });
     await client.query("COMMIT");
     return matched;
   } finally {
@@ -164,7 +175,7 @@ describe("applyReceipt", () => {
     expect(message.errorMessage).toMatch(/carrier error 042/);
   });
 
-  it("records a duplicate receipt as ignored and writes no second history row", async () => {
+  it("keeps a receipt that finds only a final segment unmatched, and the sweep records it ignored, with no second history row", async () => {
     const carrier = carrierId();
     const messageId = await sentMessage(carrier, ["d1"]);
     const first = await applyReceipt(pool, {
@@ -182,8 +193,10 @@ describe("applyReceipt", () => {
       carrierMessageId: "d1",
       state: "undeliverable",
     });
-    expect([first.outcome, second.outcome, contrary.outcome]).toEqual(["applied", "ignored", "ignored"]);
-    expect(second).toMatchObject({ messageId, seq: 1 });
+    // The carrier may have given "d1" again to a submit whose response is not recorded yet.
+    expect([first.outcome, second.outcome, contrary.outcome]).toEqual(["applied", "unmatched", "unmatched"]);
+    // By the sweep's age its own submit would have been recorded: a duplicate of a final segment.
+    await sweepUnmatched(pool, { olderThanMs: 0 });
     const message = await readMessage(pool, messageId);
     expect(message).toMatchObject({
       status: "delivered",
@@ -213,8 +226,13 @@ describe("applyReceipt", () => {
     expect(message.segments[0]!.status).toBe("submitted");
   });
 
-  it("finds a segment whose id the receipt quotes in decimal and the submit response gave in hex", async () => {
-    const carrier = carrierId();
+  it("finds a segment whose id the receipt quotes in decimal and the submit response gave in hex, on a carrier whose receipt_id_form says so", async () => {
+    const carrier = await insertCarrier(pool, {
+      port: 1,
+      systemId: "x",
+      password: "x",
+      receiptIdForm: "decimal",
+    });
     const messageId = await sentMessage(carrier, ["1F4A"]);
     const result = await applyReceipt(pool, {
       carrierId: carrier,
@@ -222,6 +240,54 @@ describe("applyReceipt", () => {
       state: "delivered",
     });
     expect(result).toMatchObject({ outcome: "applied", messageId });
+  });
+
+  it("never matches a decimal/hex twin on an as_is carrier: receipt 24 leaves segment 18 (0x18 = 24) alone", async () => {
+    const carrier = await insertCarrier(pool, { port: 1, systemId: "x", password: "x" });
+    const x = await sentMessage(carrier, ["18"]);
+    const result = await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: "24",
+      state: "undeliverable",
+    });
+    expect(result.outcome).toBe("unmatched");
+    expect((await readMessage(pool, x)).status).toBe("sent");
+    const own = await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: "0018",
+      state: "delivered",
+    });
+    expect(own).toMatchObject({ outcome: "applied", messageId: x });
+  });
+
+  it("records when the receipt came unless its done date has seconds, and keeps the carrier's done date beside it", async () => {
+    const carrier = carrierId();
+    const [minute, second] = [await sentMessage(carrier, ["t1"]), await sentMessage(carrier, ["t2"])];
+    await pool.query(
+      "UPDATE message_segments SET submitted_at = now() - interval '1 hour' WHERE carrier_id = $1",
+      [carrier],
+    );
+    const doneAt = new Date(Date.now() - 10 * 60_000);
+    doneAt.setUTCSeconds(0, 0);
+    const before = Date.now();
+    await applyReceipt(pool, { carrierId: carrier, carrierMessageId: "t1", state: "delivered", doneAt });
+    const withSeconds = new Date(doneAt.getTime() + 13_000);
+    await applyReceipt(pool, {
+      carrierId: carrier,
+      carrierMessageId: "t2",
+      state: "delivered",
+      doneAt: withSeconds,
+      doneAtHasSeconds: true,
+    });
+    const { rows } = await pool.query(
+      "SELECT message_id, done_at, carrier_done_at FROM message_segments WHERE message_id = ANY($1::text[])",
+      [[minute, second]],
+    );
+    const of = (id: string) => rows.find((r) => r.message_id === id);
+    expect(of(minute).carrier_done_at).toEqual(doneAt);
+    expect(of(minute).done_at.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect((await readMessage(pool, minute)).deliveredAt).toEqual(of(minute).done_at);
+    expect(of(second)).toMatchObject({ done_at: withSeconds, carrier_done_at: withSeconds });
   });
 
   it("keeps the raw receipt and the process that stored it with its row", async () => {
@@ -274,14 +340,16 @@ describe("receipts that beat the submit response", () => {
     ]);
   });
 
-  it("applies the first of two early duplicates and ignores the second", async () => {
+  it("applies the first of two early duplicates; the second waits for the sweep, which ignores it", async () => {
     const carrier = carrierId();
     const messageId = await insertMessage(pool, { accountId, status: "queued" });
     await insertSegment(pool, { messageId, seq: 1, carrierId: carrier });
     await applyReceipt(pool, { carrierId: carrier, carrierMessageId: "e2", state: "delivered" });
     await applyReceipt(pool, { carrierId: carrier, carrierMessageId: "e2", state: "delivered" });
     const matched = await recordSubmitted(messageId, 1, carrier, "e2");
-    expect(matched.map((r) => r.outcome)).toEqual(["applied", "ignored"]);
+    expect(matched.map((r) => r.outcome)).toEqual(["applied"]);
+    await sweepUnmatched(pool, { olderThanMs: 0 });
+    expect((await readReceipts(pool, carrier)).map((r) => r.outcome)).toEqual(["applied", "ignored"]);
     expect((await readMessage(pool, messageId)).outbox).toEqual(["message.delivered"]);
   });
 
@@ -307,9 +375,7 @@ describe("receipts that beat the submit response", () => {
         "UPDATE message_segments SET status = 'submitted', carrier_message_id = 'race1', submitted_at = now() WHERE message_id = $1",
         [messageId],
       );
-      expect(
-        await matchPendingReceipts(dispatcher, { carrierId: carrier, carrierMessageId: "race1" }),
-      ).toEqual([]);
+      expect(await matchPendingReceipts(dispatcher, { carrierId: carrier, receiptKey: "race1" })).toEqual([]);
       await dispatcher.query("COMMIT");
       expect(await receipt).toMatchObject({ outcome: "applied", messageId, transition: { to: "delivered" } });
     } finally {

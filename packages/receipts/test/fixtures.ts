@@ -72,12 +72,13 @@ export async function insertCarrier(
     password: string;
     receiverBinds?: number;
     enabled?: boolean;
+    receiptIdForm?: "as_is" | "hex" | "decimal";
   },
 ): Promise<string> {
   const id = carrier.id ?? `car_${crypto.randomBytes(4).toString("hex")}`;
   await pool.query(
-    `INSERT INTO carriers (id, name, host, port, system_id, password, receiver_binds, enabled)
-     VALUES ($1, $1, $2, $3, $4, $5, $6, $7)`,
+    `INSERT INTO carriers (id, name, host, port, system_id, password, receiver_binds, enabled, receipt_id_form)
+     VALUES ($1, $1, $2, $3, $4, $5, $6, $7, $8)`,
     [
       id,
       carrier.host ?? "127.0.0.1",
@@ -86,6 +87,7 @@ export async function insertCarrier(
       carrier.password,
       carrier.receiverBinds ?? 1,
       carrier.enabled ?? true,
+      carrier.receiptIdForm ?? "as_is",
     ],
   );
   return id;

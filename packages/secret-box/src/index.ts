@@ -8,6 +8,11 @@ export class SecretBoxError extends Error {
 
 const VERSION = "v1";
 const IV_BYTES = 12;
+/**
+ * GCM accepts tags of 4 to 16 bytes when decrypting; without a pinned length a forger who truncates the
+ * tag to 4 bytes needs only 2^32 tries (NIST SP 800-38D §5.2.1.2, issue 19 item 15). We seal 16 and open 16.
+ */
+const TAG_BYTES = 16;
 
 /**
  * AES-256-GCM under one deployment key (SECRET_ENCRYPTION_KEY). A sealed value is
@@ -35,7 +40,7 @@ export function createSecretBox(base64Key: string): SecretBox {
   return {
     seal(plaintext, context) {
       const iv = crypto.randomBytes(IV_BYTES);
-      const cipher = crypto.createCipheriv("aes-256-gcm", key, iv);
+      const cipher = crypto.createCipheriv("aes-256-gcm", key, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(Buffer.from(context, "utf8"));
       const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
       return [VERSION, iv, ciphertext, cipher.getAuthTag()]
@@ -47,10 +52,14 @@ export function createSecretBox(base64Key: string): SecretBox {
       if (version !== VERSION || !iv || ciphertext === undefined || !tag || extra !== undefined) {
         throw new SecretBoxError("not a sealed secret");
       }
+      const tagBytes = Buffer.from(tag, "base64url");
+      if (tagBytes.length !== TAG_BYTES) throw new SecretBoxError("not a sealed secret");
       try {
-        const decipher = crypto.createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+        const decipher = crypto.createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"), {
+          authTagLength: TAG_BYTES,
+        });
         decipher.setAAD(Buffer.from(context, "utf8"));
-        decipher.setAuthTag(Buffer.from(tag, "base64url"));
+        decipher.setAuthTag(tagBytes);
         return Buffer.concat([
           decipher.update(Buffer.from(ciphertext, "base64url")),
           decipher.final(),
@@ -74,3 +83,10 @@ export function isEncryptionKey(value: string): boolean {
 /** The SECRET_ENCRYPTION_KEY setting every service that seals or opens secrets declares. */
 export const encryptionKeySetting = () =>
   z.string().refine(isEncryptionKey, "must be 32 random bytes in base64 (openssl rand -base64 32)");
+
+export {
+  needsSealing,
+  openCarrierPassword,
+  sealCarrierPassword,
+  type CarrierPasswordColumns,
+} from "./carrier-password";

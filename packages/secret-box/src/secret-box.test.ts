@@ -32,6 +32,17 @@ describe("secret-box", () => {
     expect(() => box.open("garbage", "acc_1")).toThrow(SecretBoxError);
   });
 
+  it("refuses a truncated tag (GCM would check only the bytes it is given)", () => {
+    const box = createSecretBox(key);
+    const [version, iv, ciphertext, tag] = box.seal("whsec_abc", "acc_1").split(".");
+    for (const bytes of [4, 8, 12, 15]) {
+      const short = Buffer.from(tag ?? "", "base64url")
+        .subarray(0, bytes)
+        .toString("base64url");
+      expect(() => box.open([version, iv, ciphertext, short].join("."), "acc_1")).toThrow(SecretBoxError);
+    }
+  });
+
   it("accepts only a 32-byte base64 key", () => {
     expect(() => parseEncryptionKey(crypto.randomBytes(16).toString("base64"))).toThrow(/32 random bytes/);
     expect(() => parseEncryptionKey("not base64 at all!!")).toThrow(SecretBoxError);

@@ -124,16 +124,19 @@ export class SmppClient extends EventEmitter<ClientEvents> {
    * Rejects with NotBoundError (not sent: safe to retry), ResponseTimeoutError or
    * ConnectionLostError (outcome unknown).
    */
-  submit(pdu: SubmitSm): Promise<SubmitSmResp> {
-    return this.request("submit_sm", pdu);
+  submit(pdu: SubmitSm, cls = 1): Promise<SubmitSmResp> {
+    return this.request("submit_sm", pdu, cls);
   }
 
-  /** Sends any request through the window; resolves with its response PDU. */
-  request(command: string, fields: PduFields = {}): Promise<Pdu> {
+  /**
+   * Sends any request through the window; resolves with its response PDU.
+   * @param cls the window class: 0 high, 1 normal, 2 bulk; @defaultValue 1
+   */
+  request(command: string, fields: PduFields = {}, cls = 1): Promise<Pdu> {
     const connection = this.connection;
     if (!this.isBound || !connection)
       return Promise.reject(new NotBoundError(`cannot send ${command}: ${this.currentState}`));
-    return connection.request(command, fields);
+    return connection.request(command, fields, true, cls);
   }
 
   /** Stops reconnecting, lets in-flight requests finish (up to closeTimeoutMs), unbinds and closes. */

@@ -1,4 +1,5 @@
 import { PDU, commands } from "smpp";
+import { bodyLayoutProblem } from "./body-layout";
 import { CommandStatus } from "./status";
 
 /** Length of the PDU header: command_length, command_id, command_status, sequence_number (SMPP 3.4 §3.2). */
@@ -27,7 +28,14 @@ export type PduFields = Record<string, unknown>;
 /** What the framer found in the bytes it was given. */
 export type FramerEvent =
   | { type: "pdu"; pdu: Pdu }
-  | { type: "malformed"; reason: string; status: number; sequenceNumber: number | undefined };
+  | {
+      type: "malformed";
+      reason: string;
+      status: number;
+      sequenceNumber: number | undefined;
+      /** False: the framing held (a body that does not fit its layout); the PDUs after it are read. */
+      fatal: boolean;
+    };
 
 /** True when `command` is a command the codec knows (`submit_sm`, `deliver_sm_resp`, …). */
 export function isKnownCommand(command: string): boolean {
@@ -90,39 +98,106 @@ export function encodePdu(
  * readable) and destroys the session, as a stream that lost its framing cannot be trusted.
  */
 export class PduFramer {
-  private pending: Buffer = Buffer.alloc(0);
+  /**
+   * @param options.strictBodies Check each body against its SMPP 3.4 layout (body-layout.ts): a
+   *   server sets it, so a customer's malformed submit_sm is refused, never read with fields made up.
+   */
+  constructor(private readonly options: { strictBodies?: boolean } = {}) {}
+
+  /** Bytes of an incomplete PDU, in [start, end) of a buffer that grows by doubling. */
+  private buffer: Buffer = Buffer.alloc(0);
+  private start = 0;
+  private end = 0;
   private failed = false;
+  private copied = 0;
+
+  /**
+   * Bytes copied into the pending buffer so far: each received byte at most once or twice (a
+   * PDU sent a byte at a time costs linear work, not a copy of everything pending per chunk).
+   */
+  get copiedBytes(): number {
+    return this.copied;
+  }
 
   /** Feeds received bytes; returns the PDUs completed by them, in order. */
   push(chunk: Buffer): FramerEvent[] {
     if (this.failed) return [];
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     const events: FramerEvent[] = [];
-    while (this.pending.length >= 4) {
-      const length = this.pending.readUInt32BE(0);
-      const sequenceNumber = this.pending.length >= HEADER_LENGTH ? this.pending.readUInt32BE(12) : undefined;
+    let input = chunk;
+    if (this.end > this.start) {
+      this.append(chunk);
+      input = this.buffer.subarray(this.start, this.end);
+    }
+    // Whole PDUs are decoded where they lie; decodePdu keeps slices of its frame, so a frame
+    // from our reused buffer is copied out first.
+    const fromBuffer = input !== chunk;
+    let offset = 0;
+    while (input.length - offset >= 4) {
+      const length = input.readUInt32BE(offset);
+      const sequenceNumber =
+        input.length - offset >= HEADER_LENGTH ? input.readUInt32BE(offset + 12) : undefined;
       if (length < HEADER_LENGTH || length > MAX_PDU_LENGTH) {
         events.push(
           this.fail(`command_length ${length} outside ${HEADER_LENGTH}..${MAX_PDU_LENGTH}`, sequenceNumber),
         );
-        break;
+        return events;
       }
-      if (this.pending.length < length) break;
-      const frame = this.pending.subarray(0, length);
-      this.pending = this.pending.subarray(length);
+      if (input.length - offset < length) break;
+      const slice = input.subarray(offset, offset + length);
+      const frame = fromBuffer ? Buffer.from(slice) : slice;
+      offset += length;
       try {
-        events.push({ type: "pdu", pdu: decodePdu(frame) });
+        const pdu = decodePdu(frame);
+        const problem = this.options.strictBodies ? bodyLayoutProblem(frame, pdu.command) : undefined;
+        events.push(
+          problem
+            ? {
+                type: "malformed",
+                reason: problem,
+                status: CommandStatus.ESME_RINVCMDLEN,
+                sequenceNumber: pdu.sequence_number,
+                fatal: false,
+              }
+            : { type: "pdu", pdu },
+        );
       } catch (error) {
         events.push(this.fail(`undecodable body: ${(error as Error).message}`, sequenceNumber));
-        break;
+        return events;
       }
+    }
+    if (fromBuffer) {
+      this.start += offset;
+      if (this.start === this.end) this.start = this.end = 0;
+    } else if (offset < chunk.length) {
+      this.append(chunk.subarray(offset));
     }
     return events;
   }
 
+  private append(bytes: Buffer): void {
+    const pending = this.end - this.start;
+    if (this.end + bytes.length > this.buffer.length) {
+      const needed = pending + bytes.length;
+      if (needed <= this.buffer.length / 2) {
+        this.buffer.copy(this.buffer, 0, this.start, this.end);
+      } else {
+        const grown = Buffer.allocUnsafe(Math.max(needed * 2, 256));
+        this.buffer.copy(grown, 0, this.start, this.end);
+        this.buffer = grown;
+      }
+      this.copied += pending;
+      this.start = 0;
+      this.end = pending;
+    }
+    bytes.copy(this.buffer, this.end);
+    this.end += bytes.length;
+    this.copied += bytes.length;
+  }
+
   private fail(reason: string, sequenceNumber: number | undefined): FramerEvent {
     this.failed = true;
-    this.pending = Buffer.alloc(0);
-    return { type: "malformed", reason, status: CommandStatus.ESME_RINVCMDLEN, sequenceNumber };
+    this.buffer = Buffer.alloc(0);
+    this.start = this.end = 0;
+    return { type: "malformed", reason, status: CommandStatus.ESME_RINVCMDLEN, sequenceNumber, fatal: true };
   }
 }

@@ -85,6 +85,34 @@ describe("SmppServerSession", () => {
     expect((await peer.request("enquire_link")).command).toBe("enquire_link_resp");
   });
 
+  it("answers a submit_sm whose body does not fit its layout with generic_nack ESME_RINVCMDLEN, never a made-up submit, and keeps the session (issue 17)", async () => {
+    const peer = await connect();
+    await peer.request("bind_transceiver", bindFields);
+    const header = (bodyLength: number, sequence: number) => {
+      const pdu = Buffer.alloc(16);
+      pdu.writeUInt32BE(16 + bodyLength, 0);
+      pdu.writeUInt32BE(0x00000004, 4); // submit_sm
+      pdu.writeUInt32BE(sequence, 12);
+      return pdu;
+    };
+    // A 3-octet body (the codec read empty fields past its end: ESME_RINVDSTADR).
+    peer.socket.write(Buffer.concat([header(3, 51), Buffer.from([0, 1, 1])]));
+    // sm_length 255 followed by 300 octets (the codec read 255 and took the other 45 for TLVs).
+    const fields = Buffer.from("\0\x01\x01ACME\0\x01\x01447700900123\0\0\0\0\0\0\x01\0\0\0", "latin1");
+    const body = Buffer.concat([fields, Buffer.from([255]), Buffer.alloc(300, 0x41)]);
+    peer.socket.write(Buffer.concat([header(body.length, 52), body]));
+    for (const sequence of [51, 52])
+      expect(await peer.next((pdu) => pdu.sequence_number === sequence)).toMatchObject({
+        command: "generic_nack",
+        command_status: CommandStatus.ESME_RINVCMDLEN,
+      });
+    // Neither reached the handler: the next good submit is the server's first ("m1").
+    expect(await peer.request("submit_sm", submitFields)).toMatchObject({
+      command_status: 0,
+      message_id: "m1",
+    });
+  });
+
   it("answers enquire_link before and after bind", async () => {
     const peer = await connect();
     expect((await peer.request("enquire_link")).command).toBe("enquire_link_resp");

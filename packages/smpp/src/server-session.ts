@@ -96,6 +96,7 @@ export class SmppServerSession extends EventEmitter<ServerSessionEvents> {
       onClose: (reason) => this.handleClose(reason),
       onActivity: () => this.inactivityTimer?.refresh(),
       holdReadsWhileDraining: true,
+      strictBodies: true,
     });
     const inactivityMs = options.inactivityTimeoutMs ?? 120000;
     if (inactivityMs > 0)
@@ -105,6 +106,11 @@ export class SmppServerSession extends EventEmitter<ServerSessionEvents> {
   /** The bind state. */
   get state(): ServerSessionState {
     return this.currentState;
+  }
+
+  /** The peer's address, as the socket reports it. */
+  get remoteAddress(): string | undefined {
+    return this.connection.socket.remoteAddress;
   }
 
   /** True when bound as receiver or transceiver: deliver_sm may be sent. */

@@ -1,5 +1,5 @@
 import type { Pdu } from "./codec";
-import { Fifo } from "./fifo";
+import { WeightedFifo } from "./weighted-fifo";
 import { ConnectionLostError, NotBoundError, ResponseTimeoutError } from "./errors";
 
 interface InFlight {
@@ -15,15 +15,20 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
+/** Weights of the waiting classes 0 (high), 1 (normal) and 2 (bulk) for a free slot. */
+const CLASS_WEIGHTS = [6, 3, 1];
+
 /**
  * The requests one connection has written and not yet had answered, keyed by
  * sequence_number. At most `size` counted requests are outstanding (SMPP 3.4 §2.10
  * leaves the window to the peers' agreement; carriers refuse or throttle beyond it);
- * callers wait in `acquire()` for a slot, first come first served.
+ * callers wait in `acquire()` for a slot, first come first served within their class,
+ * the classes weighted 6 : 3 : 1, so an OTP overtakes a campaign's queued submits
+ * while the campaign still moves.
  */
 export class RequestWindow {
   private readonly inFlight = new Map<number, InFlight>();
-  private readonly waiters = new Fifo<Waiter>();
+  private readonly waiters = new WeightedFifo<Waiter>(CLASS_WEIGHTS);
   private slotsTaken = 0;
   private idleWaiters: Array<() => void> = [];
   private closedWith: Error | undefined;
@@ -54,14 +59,17 @@ export class RequestWindow {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Resolves when a slot is free; the caller then `track()`s a request or `release()`s the slot. */
-  acquire(): Promise<void> {
+  /**
+   * Resolves when a slot is free; the caller then `track()`s a request or `release()`s the slot.
+   * @param cls 0 high, 1 normal, 2 bulk; @defaultValue 1
+   */
+  acquire(cls = 1): Promise<void> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     if (this.slotsTaken < this.size) {
       this.slotsTaken += 1;
       return Promise.resolve();
     }
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }, cls));
   }
 
   /** Gives back a slot that was acquired but not used, or whose request ended. */

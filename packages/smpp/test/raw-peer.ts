@@ -26,10 +26,12 @@ export class RawPeer {
     );
   }
 
-  /** Connects to 127.0.0.1:port. */
-  static connect(port: number): Promise<RawPeer> {
+  /** Connects to 127.0.0.1:port, from `localAddress` (another loopback address is another client). */
+  static connect(port: number, localAddress?: string): Promise<RawPeer> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: "127.0.0.1", port }, () => resolve(new RawPeer(socket)));
+      const socket = net.connect({ host: "127.0.0.1", port, ...(localAddress ? { localAddress } : {}) }, () =>
+        resolve(new RawPeer(socket)),
+      );
       socket.once("error", reject);
     });
   }

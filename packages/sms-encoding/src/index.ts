@@ -6,3 +6,4 @@ export { concatUdh, parseUdh, splitUdh, type ConcatInfo } from "./udh";
 export { SEGMENT_LIMITS, type SmsEncoding } from "./segment-plan";
 export { analyzeText, splitMessage, type SmsPart, type SplitOptions, type TextAnalysis } from "./segment";
 export { DATA_CODING, decodeShortMessage, UnsupportedDataCodingError } from "./smpp-data-coding";
+export { checkText, InvalidTextError } from "./strict-text";

@@ -1,4 +1,9 @@
-/** Thrown (or passed to a lookup callback) when a destination resolves to a refused address. */
+/**
+ * Thrown (or passed to a lookup callback) when a destination resolves to a refused address. The message
+ * reaches customers (webhook attempts, the dashboard), so it names neither the address nor the reason:
+ * echoing what our resolver sees maps our internal network for them. `address` and `reason` stay on the
+ * error for our logs.
+ */
 export class BlockedAddressError extends Error {
   override readonly name = "BlockedAddressError";
   readonly code = "ERR_SSRF_BLOCKED_ADDRESS";
@@ -7,7 +12,7 @@ export class BlockedAddressError extends Error {
     readonly address: string,
     readonly reason: string,
   ) {
-    super(`Refusing to connect to ${hostname} (${address}): ${reason}`);
+    super(`Refusing to connect to ${hostname}: it resolves to a blocked address`);
   }
 }
 

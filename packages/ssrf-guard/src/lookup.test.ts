@@ -29,6 +29,14 @@ describe("createGuardedLookup", () => {
     });
   });
 
+  it("keeps the resolved address and the reason off the message (customers read it)", async () => {
+    const refusal = await lookupOne(createGuardedLookup(), "localhost").catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ address: expect.stringMatching(/^127\.|^::1$/) as unknown });
+    expect((refusal as Error).message).toBe(
+      "Refusing to connect to localhost: it resolves to a blocked address",
+    );
+  });
+
   it("refuses literal blocked addresses passed as the host name", async () => {
     const lookup = createGuardedLookup({ allowLoopback: true });
     await expect(lookupOne(lookup, "169.254.169.254")).rejects.toBeInstanceOf(BlockedAddressError);

@@ -11,7 +11,14 @@ export interface TestWorld {
   redisPrefix: string;
   /** Environment for a service process started by the test. */
   env: Record<string, string>;
-  /** Drops the database. */
+  /**
+   * A pool on this world's database, ended by {@link destroy}. It ignores connection errors:
+   * pool.end() resolves before PostgreSQL has seen every Terminate, so the DROP … WITH (FORCE)
+   * can still signal a closing connection, and without a listener that 'error' surfaces later,
+   * in whichever test file the Jest worker runs next.
+   */
+  pool(max?: number): pg.Pool;
+  /** Ends the pools it opened and drops the database. */
   destroy(): Promise<void>;
 }
 
@@ -38,6 +45,7 @@ export async function createTestWorld(): Promise<TestWorld> {
   }
   const databaseUrl = withDatabase(postgresUrl, database);
   const redisPrefix = `${runId}:${suffix}`;
+  const pools: pg.Pool[] = [];
   return {
     databaseUrl,
     redisUrl,
@@ -51,7 +59,14 @@ export async function createTestWorld(): Promise<TestWorld> {
       SECRET_ENCRYPTION_KEY: crypto.randomBytes(32).toString("base64"),
       OTP_HMAC_SECRET: crypto.randomBytes(32).toString("base64url"),
     },
+    pool(max = 4) {
+      const pool = new pg.Pool({ connectionString: databaseUrl, max });
+      pool.on("error", () => undefined);
+      pools.push(pool);
+      return pool;
+    },
     async destroy() {
+      await Promise.all(pools.splice(0).map((pool) => pool.end().catch(() => undefined)));
       const client = new pg.Client({ connectionString: withDatabase(postgresUrl, "postgres") });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined);

@@ -4,6 +4,7 @@ import { newId } from "@sms/ids";
 import { createSecretBox } from "@sms/secret-box";
 import { UrlNotAllowedError } from "@sms/ssrf-guard";
 import { createTestWorld, type TestWorld } from "@sms/testing";
+import { EventTypesError } from "@sms/webhook-events";
 import { WebhookEndpointError, WebhookEndpoints } from "./index";
 
 describe("webhook endpoint settings (real PostgreSQL)", () => {
@@ -59,7 +60,7 @@ describe("webhook endpoint settings (real PostgreSQL)", () => {
       ["https://user:pw@example.com/x", /credentials/],
       ["https://10.0.0.1/x", /blocked/],
       ["https://[::ffff:192.168.0.1]/x", /blocked/],
-      ["https://localhost/x", /resolves to a blocked address 127\.0\.0\.1|::1/],
+      ["https://localhost/x", /resolves to a blocked address/],
       ["not a url", /valid absolute URL/],
       [`https://example.com/${"a".repeat(3000)}`, /longer than/],
     ] as const) {
@@ -67,6 +68,14 @@ describe("webhook endpoint settings (real PostgreSQL)", () => {
       await expect(strict.register(id, url)).rejects.toThrow(reason);
     }
     expect(await db.prisma.webhookEndpoint.count({ where: { accountId: id } })).toBe(0);
+  });
+
+  it("never echoes the address a refused host name resolves to", async () => {
+    const id = await account();
+    const strict = new WebhookEndpoints(db.prisma, box, { allowLoopback: false, allowHttp: false });
+    const refusal = await strict.register(id, "https://localhost/x").catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(UrlNotAllowedError);
+    expect((refusal as Error).message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
   });
 
   it("disable once, enable clears the failure state; unknown ids are clear errors", async () => {
@@ -83,6 +92,56 @@ describe("webhook endpoint settings (real PostgreSQL)", () => {
     await expect(endpoints.rotate("acc_missing")).rejects.toThrow(WebhookEndpointError);
     const bare = await account();
     await expect(endpoints.reveal(bare)).rejects.toMatchObject({ code: "NO_ENDPOINT" });
+  });
+
+  it("event types: every event by default (NULL), a chosen list, back to all; the URL change keeps them", async () => {
+    const id = await account();
+    const stored = async () =>
+      (await db.pool.query("SELECT event_types FROM webhook_endpoints WHERE account_id = $1", [id])).rows[0]
+        .event_types;
+    const { endpoint } = await endpoints.register(id, "http://127.0.0.1:9/");
+    expect(endpoint.eventTypes).toBeNull();
+    expect(await stored()).toBeNull();
+    const chosen = await endpoints.setEventTypes(id, [
+      "message.failed",
+      "message.delivered",
+      "message.failed",
+    ]);
+    expect(chosen.eventTypes).toEqual(["message.delivered", "message.failed"]);
+    expect(await stored()).toEqual(["message.delivered", "message.failed"]);
+    const moved = await endpoints.register(id, "http://127.0.0.1:10/");
+    expect(moved.endpoint.eventTypes).toEqual(["message.delivered", "message.failed"]);
+    expect((await endpoints.setEventTypes(id, null)).eventTypes).toBeNull();
+    expect(await stored()).toBeNull();
+  });
+
+  it("a first registration can choose its event types", async () => {
+    const id = await account();
+    const { endpoint, secret } = await endpoints.register(id, "http://127.0.0.1:9/", {
+      eventTypes: ["message.received"],
+    });
+    expect(secret).toMatch(/^whsec_/);
+    expect(endpoint.eventTypes).toEqual(["message.received"]);
+    expect((await endpoints.get(id))!.eventTypes).toEqual(["message.received"]);
+  });
+
+  it("refuses unknown and empty event type lists, and writes nothing", async () => {
+    const id = await account();
+    await expect(
+      endpoints.register(id, "http://127.0.0.1:9/", { eventTypes: ["message.bounced"] }),
+    ).rejects.toThrow(EventTypesError);
+    expect(await endpoints.get(id)).toBeNull();
+    await endpoints.register(id, "http://127.0.0.1:9/", { eventTypes: ["message.sent"] });
+    await expect(endpoints.setEventTypes(id, ["message.sent", "sms.sent"])).rejects.toThrow(
+      /unknown event type "sms.sent"; allowed: message.queued, message.sent, message.delivered, message.failed, message.received/,
+    );
+    await expect(endpoints.setEventTypes(id, [])).rejects.toThrow(/at least one event type/);
+    expect((await endpoints.get(id))!.eventTypes).toEqual(["message.sent"]);
+    // The database refuses an empty list too: an endpoint that wants nothing is disabled instead.
+    await expect(
+      db.pool.query("UPDATE webhook_endpoints SET event_types = '{}' WHERE account_id = $1", [id]),
+    ).rejects.toThrow(/webhook_endpoints_event_types_not_empty/);
+    await expect(endpoints.setEventTypes(newId("acc"), null)).rejects.toThrow(WebhookEndpointError);
   });
 });
 

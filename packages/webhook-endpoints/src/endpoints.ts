@@ -1,6 +1,7 @@
 import type { PrismaClient, WebhookEndpoint } from "@sms/db";
 import { SecretBoxError, type SecretBox } from "@sms/secret-box";
 import type { UrlPolicy } from "@sms/ssrf-guard";
+import { parseEventTypes } from "@sms/webhook-events";
 import { generateSecret } from "@sms/webhook-signing";
 import { validateWebhookUrl } from "./validate-url";
 
@@ -28,6 +29,8 @@ export interface EndpointView {
   disabledReason: string | null;
   disabledAt: Date | null;
   failingSince: Date | null;
+  /** The event types it receives; null is every message.* event (the default). */
+  eventTypes: readonly string[] | null;
   /** Until when the previous secret also signs; null when there is none. */
   previousSecretExpiresAt: Date | null;
   createdAt: Date;
@@ -56,10 +59,26 @@ export class WebhookEndpoints {
    * Sets the account's URL after checking it. A first registration creates the signing
    * secret and returns it; a new URL on an existing endpoint keeps the secret and
    * re-enables the endpoint (a new URL is the usual fix for what disabled it).
+   * `eventTypes` sets the subscription too (null: every event); left out, an existing
+   * endpoint keeps its own and a new one gets every event.
    */
-  async register(accountId: string, url: string): Promise<{ endpoint: EndpointView; secret: string | null }> {
+  async register(
+    accountId: string,
+    url: string,
+    options: { eventTypes?: readonly string[] | null } = {},
+  ): Promise<{ endpoint: EndpointView; secret: string | null }> {
     await this.requireAccount(accountId);
     const checked = (await validateWebhookUrl(url, this.policy)).toString();
+    const eventTypes = options.eventTypes === undefined ? undefined : checkSubscription(options.eventTypes);
+    const registered = await this.registerUrl(accountId, checked);
+    if (eventTypes === undefined) return registered;
+    return { endpoint: await this.writeEventTypes(accountId, eventTypes), secret: registered.secret };
+  }
+
+  private async registerUrl(
+    accountId: string,
+    checked: string,
+  ): Promise<{ endpoint: EndpointView; secret: string | null }> {
     const existing = await this.prisma.webhookEndpoint.findUnique({ where: { accountId } });
     if (existing && this.opens(existing)) {
       const row = await this.prisma.webhookEndpoint.update({
@@ -92,6 +111,24 @@ export class WebhookEndpoints {
       data: { accountId, url: checked, secretSealed: this.box.seal(secret, accountId) },
     });
     return { endpoint: view(row), secret };
+  }
+
+  /**
+   * Changes only which events the endpoint receives (null: every event); events already
+   * turned into deliveries are sent as they are.
+   */
+  async setEventTypes(accountId: string, eventTypes: readonly string[] | null): Promise<EndpointView> {
+    const checked = checkSubscription(eventTypes);
+    await this.require(accountId);
+    return this.writeEventTypes(accountId, checked);
+  }
+
+  /** Raw SQL: Prisma types a scalar list as never null, and null (every event) is the default we keep. */
+  private async writeEventTypes(accountId: string, eventTypes: string[] | null): Promise<EndpointView> {
+    await this.prisma.$executeRaw`
+      UPDATE webhook_endpoints SET event_types = ${eventTypes}::text[], updated_at = now()
+      WHERE account_id = ${accountId}`;
+    return view(await this.prisma.webhookEndpoint.findUniqueOrThrow({ where: { accountId } }));
   }
 
   /** A new secret; the old one keeps signing for 24 h so receivers can switch without losing events. */
@@ -185,6 +222,17 @@ export class WebhookEndpoints {
   }
 }
 
+/** The stored form: null for all, else a checked list (EventTypesError for an unknown or empty one). */
+function checkSubscription(eventTypes: readonly string[] | null): string[] | null {
+  return eventTypes === null ? null : parseEventTypes(eventTypes);
+}
+
+/** The column is nullable though Prisma types a scalar list as never null; empty is refused by a CHECK. */
+function storedEventTypes(row: WebhookEndpoint): readonly string[] | null {
+  const stored = row.eventTypes as string[] | null;
+  return stored === null || stored.length === 0 ? null : stored;
+}
+
 function view(row: WebhookEndpoint): EndpointView {
   return {
     accountId: row.accountId,
@@ -193,6 +241,7 @@ function view(row: WebhookEndpoint): EndpointView {
     disabledReason: row.disabledReason,
     disabledAt: row.disabledAt,
     failingSince: row.failingSince,
+    eventTypes: storedEventTypes(row),
     previousSecretExpiresAt: row.previousSecretSealed ? row.previousSecretExpires : null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

@@ -7,4 +7,4 @@ export {
   type EndpointView,
 } from "./endpoints";
 export { validateWebhookUrl, MAX_URL_LENGTH } from "./validate-url";
-export { replayFailedDeliveries, type ReplayFilter } from "./replay";
+export { replayFailedDeliveries, type ReplayFilter, type ReplayResult } from "./replay";

@@ -27,11 +27,8 @@ export async function validateWebhookUrl(url: string, policy: UrlPolicy): Promis
   }
   for (const { address } of addresses) {
     const verdict = checkAddress(address, policy.allowLoopback ?? false);
-    if (verdict.blocked)
-      throw new UrlNotAllowedError(
-        url,
-        `host ${host} resolves to a blocked address ${address}: ${verdict.reason ?? "blocked"}`,
-      );
+    // The customer learns that the name is refused, never what our resolver returned for it.
+    if (verdict.blocked) throw new UrlNotAllowedError(url, `host ${host} resolves to a blocked address`);
   }
   return parsed;
 }

@@ -38,6 +38,8 @@ describe("webhook event", () => {
         previous_status: "sent",
         batch_id: null,
         otp_id: null,
+        smpp_part_ids: null,
+        client_ref: null,
       },
     });
     expect(renderWebhookBody(event)).not.toMatch(/text must never|nor this/);

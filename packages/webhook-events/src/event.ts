@@ -23,6 +23,8 @@ const DATA_KEYS = [
   "previous_status",
   "batch_id",
   "otp_id",
+  "smpp_part_ids",
+  "client_ref",
 ] as const;
 
 export type WebhookData = Record<(typeof DATA_KEYS)[number], unknown>;

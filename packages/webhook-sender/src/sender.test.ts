@@ -170,6 +170,17 @@ describe("webhook sender SSRF guard (loopback not allowed)", () => {
     expect(receiver.received).toHaveLength(0);
   });
 
+  it("never echoes the address a refused host name resolves to", async () => {
+    const result = await sender.send({
+      url: `http://localhost:${port()}/`,
+      secrets: [generateSecret()],
+      id: "evt_n",
+      body,
+    });
+    expect(result.error).toMatch(/localhost.*blocked address/);
+    expect(result.error).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+  });
+
   it("refuses http when only https is allowed, and credentials in the URL", async () => {
     const strict = createWebhookSender({ timeoutMs: 1000, allowLoopback: true, allowHttp: false });
     const plain = await strict.send({ url: receiver.url, secrets: [generateSecret()], id: "evt_h", body });

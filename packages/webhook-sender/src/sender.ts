@@ -84,6 +84,16 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     },
   });
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 24 * 3600 * 1000;
+  // The URL check is a pure function of the URL and this sender's policy: an allowed URL is
+  // remembered (parsing it cost about as much as signing); a refused one is checked every time.
+  // The addresses a host name resolves to are still checked at every connect.
+  const allowedUrls = new Set<string>();
+  const assertAllowed = (url: string) => {
+    if (allowedUrls.has(url)) return;
+    assertUrlAllowed(url, { allowLoopback: options.allowLoopback, allowHttp: options.allowHttp });
+    if (allowedUrls.size >= 10_000) allowedUrls.clear();
+    allowedUrls.add(url);
+  };
 
   async function send(request: WebhookRequest): Promise<AttemptResult> {
     const startedAt = new Date();
@@ -102,7 +112,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     try {
       // Checked on every attempt: a literal IP never reaches the dns lookup, and the
       // policy may have changed since the URL was registered.
-      assertUrlAllowed(request.url, { allowLoopback: options.allowLoopback, allowHttp: options.allowHttp });
+      assertAllowed(request.url);
       const { statusCode, retryAfter, body } = await post(client, request.url, headers, request.body);
       const outcome: AttemptOutcome =
         statusCode >= 200 && statusCode < 300 ? "success" : statusCode === 410 ? "gone" : "failure";
@@ -198,7 +208,7 @@ function post(
 function messageOf(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: string }).code;
-    // got wraps the lookup's BlockedAddressError; its message names the address and the reason.
+    // got wraps the lookup's BlockedAddressError; its message names the host, never the address.
     const cause = (error as { cause?: unknown }).cause;
     const text =
       cause instanceof Error && cause.message !== error.message

@@ -34,6 +34,22 @@ export function computeSignature(key: Buffer, id: string, seconds: number, body:
   return "v1," + crypto.createHmac("sha256", key).update(`${id}.${seconds}.${body}`, "utf8").digest("base64");
 }
 
+// Decoded keys by secret: the worker signs every attempt with the same few secrets, and
+// checking and decoding one (a regex over its base64, a Buffer) cost as much as its HMAC.
+// Bounded so a process that sees many endpoints keeps only recent ones.
+const KEYS_KEPT = 10_000;
+const decodedKeys = new Map<string, Buffer>();
+
+function keyOf(secret: string): Buffer {
+  let key = decodedKeys.get(secret);
+  if (key === undefined) {
+    key = decodeSecret(secret);
+    if (decodedKeys.size >= KEYS_KEPT) decodedKeys.clear();
+    decodedKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** The Standard Webhooks headers for one delivery attempt, signed with every given secret. */
 export function signWebhook(input: SignWebhookInput): WebhookHeaders {
   const secrets = "secrets" in input ? input.secrets : [input.secret];
@@ -43,7 +59,7 @@ export function signWebhook(input: SignWebhookInput): WebhookHeaders {
     throw new RangeError(`webhook id must be non-empty without spaces or dots`);
   const seconds = toUnixSeconds(input.timestamp);
   // Decode every secret before signing so one bad secret fails the whole call, not half a header.
-  const keys = secrets.map(decodeSecret);
+  const keys = secrets.map(keyOf);
   return {
     "webhook-id": input.id,
     "webhook-timestamp": String(seconds),

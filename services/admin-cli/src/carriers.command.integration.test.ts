@@ -216,6 +216,35 @@ describe("carrier update", () => {
     });
   });
 
+  it("sets how the carrier's receipts quote our ids, its receipt window and its data_coding 0 (issue 17)", async () => {
+    const id = freshId();
+    await addCarrier(id, "--receipt-ids", "hex");
+    const result = await cli.run(
+      "carrier",
+      "update",
+      id,
+      "--receipt-ids",
+      "decimal",
+      "--receipt-window",
+      "24",
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/receipts quote ids in decimal\.$/);
+    expect(await cli.db.prisma.carrier.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      receiptIdForm: "decimal",
+      receiptWindowHours: 24,
+    });
+    const packed = await cli.run("carrier", "update", id, "--gsm7", "packed");
+    expect(packed.stdout).toMatch(/data_coding 0 as packed\.$/);
+    expect(await cli.db.prisma.carrier.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      gsm7Encoding: "packed",
+    });
+    expect((await cli.run("carrier", "update", id, "--gsm7", "ascii")).code).toBe(2);
+    const bad = await cli.run("carrier", "update", id, "--receipt-ids", "octal");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--receipt-ids.*as_is, hex, decimal/s);
+  });
+
   it("can clear the system_type", async () => {
     const id = freshId();
     await addCarrier(id, "--system-type", "VMA");

@@ -1,4 +1,4 @@
-import { Option, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import type { Carrier, Prisma } from "@sms/db";
 import {
   carrierId,
@@ -21,6 +21,28 @@ export const PASSWORD_MASK = "********";
 const MAX_BINDS = 64;
 const MAX_WINDOW = 1000;
 const MAX_SUBMITS_PER_SECOND = 100_000;
+// The carriers table's CHECK: a year.
+const MAX_RECEIPT_WINDOW_HOURS = 8760;
+
+// The carriers table's CHECK (and @sms/receipts' ReceiptIdForm): how receipts quote our ids.
+const RECEIPT_ID_FORMS = ["as_is", "hex", "decimal"] as const;
+type ReceiptIdForm = (typeof RECEIPT_ID_FORMS)[number];
+
+// The carriers table's CHECK (and the dispatcher's Gsm7Encoding).
+const GSM7_ENCODINGS = ["unpacked", "packed", "latin1"] as const;
+type Gsm7Encoding = (typeof GSM7_ENCODINGS)[number];
+
+function gsm7Encoding(value: string): Gsm7Encoding {
+  if (!(GSM7_ENCODINGS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`Must be one of ${GSM7_ENCODINGS.join(", ")}.`);
+  return value as Gsm7Encoding;
+}
+
+function receiptIdForm(value: string): ReceiptIdForm {
+  if (!(RECEIPT_ID_FORMS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`Must be one of ${RECEIPT_ID_FORMS.join(", ")}.`);
+  return value as ReceiptIdForm;
+}
 
 /** The options `carrier add` and `carrier update` share, as commander parses them. */
 interface CarrierOptions {
@@ -35,6 +57,9 @@ interface CarrierOptions {
   receivers?: number;
   window?: number;
   tps?: number;
+  receiptIds?: ReceiptIdForm;
+  receiptWindow?: number;
+  gsm7?: Gsm7Encoding;
 }
 
 /** What `carrier add` gets: the options a bind cannot do without are required there. */
@@ -49,12 +74,17 @@ function toCarrierColumns(options: CarrierOptions) {
     port: options.port,
     systemId: options.systemId,
     password: options.password,
+    // A password written in clear replaces a sealed one; the dispatcher seals it at its next refresh.
+    passwordSealed: options.password === undefined ? undefined : null,
     systemType: options.systemType,
     useTls: options.tls,
     transmitterBinds: options.transmitters,
     receiverBinds: options.receivers,
     windowSize: options.window,
     submitsPerSecond: options.tps,
+    receiptIdForm: options.receiptIds,
+    receiptWindowHours: options.receiptWindow,
+    gsm7Encoding: options.gsm7,
   } satisfies Prisma.CarrierUpdateInput;
 }
 
@@ -73,6 +103,9 @@ export function describeCarrier(carrier: Carrier) {
     receiver_binds: carrier.receiverBinds,
     window_size: carrier.windowSize,
     submits_per_second: carrier.submitsPerSecond,
+    receipt_id_form: carrier.receiptIdForm,
+    receipt_window_hours: carrier.receiptWindowHours,
+    gsm7_encoding: carrier.gsm7Encoding,
     enabled: carrier.enabled,
     created_at: carrier.createdAt.toISOString(),
     updated_at: carrier.updatedAt.toISOString(),
@@ -85,6 +118,8 @@ export function summarizeCarrier(carrier: Carrier): string {
     `${carrier.host}:${carrier.port} (${carrier.useTls ? "TLS" : "plain TCP"}), system_id ${carrier.systemId}, ` +
     `${carrier.transmitterBinds} transmitter + ${carrier.receiverBinds} receiver binds, ` +
     `window ${carrier.windowSize}, ${carrier.submitsPerSecond} submits/s` +
+    (carrier.receiptIdForm === "as_is" ? "" : `, receipts quote ids in ${carrier.receiptIdForm}`) +
+    (carrier.gsm7Encoding === "unpacked" ? "" : `, data_coding 0 as ${carrier.gsm7Encoding}`) +
     (carrier.enabled ? "" : ", disabled")
   );
 }
@@ -142,6 +177,21 @@ function withCarrierOptions(command: Command, isAdd: boolean): Command {
     "--tps <n>",
     `submit_sm per second, all binds together (1-${MAX_SUBMITS_PER_SECOND}; default 100)`,
     positiveInteger(MAX_SUBMITS_PER_SECOND),
+  );
+  addOption(
+    "--receipt-ids <form>",
+    "how receipts quote the submit_sm_resp id: as_is (the same id), hex (a decimal id written in hex), decimal (a hex id written in decimal); default as_is",
+    receiptIdForm,
+  );
+  addOption(
+    "--receipt-window <hours>",
+    `segments submitted longer ago take no receipts: carriers reuse ids (1-${MAX_RECEIPT_WINDOW_HOURS}; default 72)`,
+    positiveInteger(MAX_RECEIPT_WINDOW_HOURS),
+  );
+  addOption(
+    "--gsm7 <form>",
+    "what the carrier takes for data_coding 0: unpacked (GSM-7, a septet per octet; default), packed (GSM-7, 7 bits each), latin1 (its default alphabet is ISO-8859-1)",
+    gsm7Encoding,
   );
   return command;
 }

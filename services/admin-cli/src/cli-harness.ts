@@ -32,7 +32,9 @@ export interface CliHarness {
   close(): Promise<void>;
 }
 
-export async function startCliHarness(): Promise<CliHarness> {
+export async function startCliHarness(
+  options: { webhookReplayMaxPerRequest?: number } = {},
+): Promise<CliHarness> {
   const world = await createTestWorld();
   const db = createDatabase(world.databaseUrl, { poolSize: 10 });
   const gatewayUrl = "http://127.0.0.1:3999";
@@ -42,6 +44,7 @@ export async function startCliHarness(): Promise<CliHarness> {
     policy: { allowLoopback: true, allowHttp: true },
     redisUrl: world.redisUrl,
     redisPrefix: world.redisPrefix,
+    replayMaxPerRequest: options.webhookReplayMaxPerRequest ?? 1000,
   });
   const runWith = async (
     settings: Partial<Pick<CliIo, "gatewayUrl" | "simulatorSmpp" | "dashboardUrl">>,

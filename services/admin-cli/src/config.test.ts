@@ -13,6 +13,7 @@ describe("loadAdminConfig", () => {
       REDIS_URL: "redis://127.0.0.1:6379",
       REDIS_PREFIX: "sms",
       WEBHOOK_ALLOW_LOOPBACK: false,
+      WEBHOOK_REPLAY_MAX_PER_REQUEST: 1000,
       WEBHOOK_ALLOW_HTTP: false,
     });
   });

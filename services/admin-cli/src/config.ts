@@ -17,6 +17,11 @@ const AdminConfig = z.object({
   /** Redis, for `webhook replay` (it queues deliveries again). */
   REDIS_URL: commonSettings.REDIS_URL,
   REDIS_PREFIX: commonSettings.REDIS_PREFIX,
+  /**
+   * Failed webhook deliveries one replay (a click, a command) queues again, oldest first;
+   * the rest stay failed for the next replay, so one request cannot flood the queue.
+   */
+  WEBHOOK_REPLAY_MAX_PER_REQUEST: envInt(1000, 1, 100_000),
   /** The services' key sealing webhook secrets; needed by the webhook commands only. */
   SECRET_ENCRYPTION_KEY: encryptionKeySetting().optional(),
   /** As the webhook-delivery service: loopback and http:// URLs only for local use. */

@@ -30,6 +30,7 @@ async function main(): Promise<number> {
           policy: { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowHttp: config.WEBHOOK_ALLOW_HTTP },
           redisUrl: config.REDIS_URL,
           redisPrefix: config.REDIS_PREFIX,
+          replayMaxPerRequest: config.WEBHOOK_REPLAY_MAX_PER_REQUEST,
         })),
     });
   } finally {

@@ -12,13 +12,22 @@ export interface WebhookIo {
   endpoints(): WebhookEndpoints;
   sender(): WebhookSender;
   producer(): { producer: WebhookDeliverProducer; close(): Promise<void> };
+  /** WEBHOOK_REPLAY_MAX_PER_REQUEST: failed deliveries one `webhook replay` queues again. */
+  replayMaxPerRequest: number;
 }
 
 export function createWebhookIo(
   db: Database,
-  settings: { secretKey: string | undefined; policy: UrlPolicy; redisUrl: string; redisPrefix: string },
+  settings: {
+    secretKey: string | undefined;
+    policy: UrlPolicy;
+    redisUrl: string;
+    redisPrefix: string;
+    replayMaxPerRequest: number;
+  },
 ): WebhookIo {
   return {
+    replayMaxPerRequest: settings.replayMaxPerRequest,
     endpoints() {
       if (!settings.secretKey)
         throw new UsageError(

@@ -85,6 +85,79 @@ describe("admin webhook commands", () => {
     expect((await cli.run("webhook", "attempts", "nope")).code).toBe(2);
   });
 
+  it("events: set with --events, shown resolved, changed alone with `webhook events`, back to all", async () => {
+    const account = await cli.createAccount();
+    const set = await cli.json<{ event_types: string[]; all_events: boolean; test: { outcome: string } }>(
+      "webhook",
+      "set",
+      account,
+      url,
+      "--events",
+      "message.failed,message.delivered",
+    );
+    expect(set).toMatchObject({ event_types: ["message.delivered", "message.failed"], all_events: false });
+    // webhook.test is always sent, whatever the endpoint subscribed to.
+    expect(set.test.outcome).toBe("success");
+    const stored = async () =>
+      (await cli.db.pool.query("SELECT event_types FROM webhook_endpoints WHERE account_id = $1", [account]))
+        .rows[0].event_types;
+    expect(await stored()).toEqual(["message.delivered", "message.failed"]);
+    expect((await cli.run("webhook", "show", account)).stdout).toContain(
+      "events:         message.delivered, message.failed",
+    );
+    // A new URL without --events keeps the subscription.
+    await cli.json("webhook", "set", account, url.replace("/hooks", "/other"));
+    expect(await stored()).toEqual(["message.delivered", "message.failed"]);
+
+    expect(await cli.json("webhook", "events", account, "message.received,message.sent")).toMatchObject({
+      event_types: ["message.sent", "message.received"],
+      all_events: false,
+    });
+    expect(await cli.json("webhook", "events", account, "all")).toMatchObject({
+      event_types: [
+        "message.queued",
+        "message.sent",
+        "message.delivered",
+        "message.failed",
+        "message.received",
+      ],
+      all_events: true,
+    });
+    expect(await stored()).toBeNull();
+    expect((await cli.run("webhook", "show", account)).stdout).toContain("events:         all");
+  });
+
+  it("refuses unknown and empty event lists naming the bad value and the allowed ones, and changes nothing", async () => {
+    const account = await cli.createAccount();
+    const unknown = await cli.run(
+      "webhook",
+      "set",
+      account,
+      url,
+      "--events",
+      "message.delivered,message.bounced",
+    );
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
+      "option '--events <list>' argument 'message.delivered,message.bounced' is invalid",
+    );
+    expect(unknown.stderr).toContain('unknown event type "message.bounced"');
+    expect(unknown.stderr).toContain(
+      "allowed: message.queued, message.sent, message.delivered, message.failed, message.received",
+    );
+    expect(unknown.stderr).not.toMatch(/\n\s+at /);
+    expect((await cli.run("webhook", "show", account)).code).toBe(1);
+
+    await cli.json("webhook", "set", account, url, "--events", "message.failed");
+    const empty = await cli.run("webhook", "events", account, ",");
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/at least one event type/);
+    const typo = await cli.run("webhook", "events", account, "delivered");
+    expect(typo.stderr).toContain('unknown event type "delivered"');
+    expect(await cli.json("webhook", "show", account)).toMatchObject({ event_types: ["message.failed"] });
+    expect((await cli.run("webhook", "events", "acc_01ARZ3NDEKTSV4RRFFQ69G5FAV", "all")).code).toBe(1);
+  });
+
   it("replay: failed deliveries go back to pending and onto the queue", async () => {
     const account = await cli.createAccount();
     await cli.json("webhook", "set", account, url);

@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { isId } from "@sms/ids";
 import { SecretBoxError } from "@sms/secret-box";
 import { UrlNotAllowedError } from "@sms/ssrf-guard";
@@ -8,7 +8,14 @@ import {
   type EndpointView,
   type WebhookEndpoints,
 } from "@sms/webhook-endpoints";
-import { buildTestDelivery } from "@sms/webhook-events";
+import {
+  buildTestDelivery,
+  EventTypesError,
+  parseEventSubscription,
+  resolveEventTypes,
+  WEBHOOK_EVENT_TYPES,
+  type EventSubscription,
+} from "@sms/webhook-events";
 import type { AttemptResult } from "@sms/webhook-sender";
 import { accountId } from "./arguments";
 import { CommandError, UsageError } from "./errors";
@@ -23,17 +30,40 @@ async function refusals<T>(work: () => Promise<T>): Promise<T> {
       throw new CommandError(
         "the endpoint's secret was sealed under another SECRET_ENCRYPTION_KEY: use that key, or `webhook set` the URL again for a new secret",
       );
-    if (error instanceof UrlNotAllowedError || error instanceof WebhookEndpointError)
+    if (
+      error instanceof UrlNotAllowedError ||
+      error instanceof WebhookEndpointError ||
+      error instanceof EventTypesError
+    )
       throw new CommandError(error.message);
     throw error;
   }
 }
+
+/** `all` or a comma-separated list of event types; commander names the option with our reason. */
+function eventSubscription(value: string): EventSubscription {
+  try {
+    return parseEventSubscription(value);
+  } catch (error) {
+    if (error instanceof EventTypesError) throw new InvalidArgumentError(`${error.message}.`);
+    throw error;
+  }
+}
+
+interface SetOptions {
+  events?: EventSubscription;
+}
+
+const EVENTS_HELP = `"all" (the default) or a comma-separated list of ${WEBHOOK_EVENT_TYPES.join(", ")}`;
 
 function describeEndpoint(endpoint: EndpointView) {
   return {
     account_id: endpoint.accountId,
     url: endpoint.url,
     enabled: endpoint.enabled,
+    // As GET /v1/account shows them: the list spelled out, and whether it is "every event".
+    event_types: resolveEventTypes(endpoint.eventTypes),
+    all_events: endpoint.eventTypes === null,
     disabled_reason: endpoint.disabledReason,
     disabled_at: endpoint.disabledAt?.toISOString() ?? null,
     failing_since: endpoint.failingSince?.toISOString() ?? null,
@@ -44,6 +74,7 @@ function describeEndpoint(endpoint: EndpointView) {
 
 const endpointLines = (e: ReturnType<typeof describeEndpoint>) => [
   `url:            ${e.url}`,
+  `events:         ${e.all_events ? "all" : e.event_types.join(", ")}`,
   `enabled:        ${e.enabled ? "yes" : `no (${e.disabled_reason ?? "?"} since ${e.disabled_at ?? "?"})`}`,
   `failing since:  ${e.failing_since ?? "-"}`,
   `old secret until: ${e.previous_secret_expires_at ?? "-"}`,
@@ -75,7 +106,7 @@ function parseInstant(value: string, name: string): Date {
 export function registerWebhookCommands(program: Command, io: CliIo): void {
   const webhook = program
     .command("webhook")
-    .description("An account's webhook endpoint: URL, secret, state, test, replay");
+    .description("An account's webhook endpoint: URL, events, secret, state, test, replay");
 
   webhook
     .command("set")
@@ -84,9 +115,15 @@ export function registerWebhookCommands(program: Command, io: CliIo): void {
     )
     .argument("<accountId>", "the account (acc_…)", accountId)
     .argument("<url>", "where status events are POSTed")
-    .action(async (account: string, url: string, _options: unknown, command: Command) => {
+    .option(
+      "--events <list>",
+      `the events it receives: ${EVENTS_HELP}; left out, an existing endpoint keeps its own`,
+      eventSubscription,
+    )
+    .action(async (account: string, url: string, options: SetOptions, command: Command) => {
       const endpoints = io.webhooks().endpoints();
-      const { endpoint, secret } = await refusals(() => endpoints.register(account, url));
+      const subscription = options.events === undefined ? {} : { eventTypes: options.events };
+      const { endpoint, secret } = await refusals(() => endpoints.register(account, url, subscription));
       const test = await sendTest(io, endpoints, account);
       printResult(io, command, {
         json: {
@@ -123,6 +160,20 @@ export function registerWebhookCommands(program: Command, io: CliIo): void {
             ? [`secret:         ${secrets.current}`, `previous:       ${secrets.previous ?? "-"}`]
             : []),
         ],
+      });
+    });
+
+  webhook
+    .command("events")
+    .description("Change only which events the endpoint receives (webhook.test is always sent)")
+    .argument("<accountId>", "the account (acc_…)", accountId)
+    .argument("<events>", EVENTS_HELP, eventSubscription)
+    .action(async (account: string, events: EventSubscription, _options: unknown, command: Command) => {
+      const endpoint = await refusals(() => io.webhooks().endpoints().setEventTypes(account, events));
+      const view = describeEndpoint(endpoint);
+      printResult(io, command, {
+        json: view,
+        lines: [`events:         ${view.all_events ? "all" : view.event_types.join(", ")}`],
       });
     });
 
@@ -210,10 +261,22 @@ export function registerWebhookCommands(program: Command, io: CliIo): void {
             };
         const queue = io.webhooks().producer();
         try {
-          const count = await replayFailedDeliveries(io.db.pool, queue.producer, filter);
+          const { replayed, remaining } = await replayFailedDeliveries(
+            io.db.pool,
+            queue.producer,
+            filter,
+            io.webhooks().replayMaxPerRequest,
+          );
           printResult(io, command, {
-            json: { replayed: count },
-            lines: [`${count} failed deliveries queued again`],
+            json: { replayed, remaining },
+            lines: [
+              `${replayed} failed deliveries queued again`,
+              ...(remaining > 0
+                ? [
+                    `${remaining} more still failed (at most WEBHOOK_REPLAY_MAX_PER_REQUEST per run): run it again`,
+                  ]
+                : []),
+            ],
           });
         } finally {
           await queue.close();

@@ -7,6 +7,7 @@ import type { MessageAcceptor } from "@sms/message-acceptance";
 import type { OtpService } from "@sms/otp";
 import { rateLimitMiddleware, type RateLimiter } from "@sms/rate-limit";
 import type { GatewayConfig } from "./config";
+import { ApiError } from "@sms/errors";
 import { assignRequestId, errorHandler, notFound } from "@sms/http-errors";
 import { healthRoutes, type ReadinessCheck } from "@sms/health";
 import { authenticate, authOf } from "./http/auth";
@@ -17,7 +18,6 @@ import { buildOpenApiDocument } from "./openapi";
 import { accountRoutes } from "./routes/account.route";
 import { docsRoutes } from "./routes/docs.route";
 import { messageRoutes } from "./routes/messages.route";
-import { messagesCostOf } from "./routes/message-cost";
 import { otpRoutes } from "./routes/otp.route";
 import { sendRoutes } from "./routes/send.route";
 
@@ -42,12 +42,16 @@ export interface GatewayDeps {
 
 /**
  * The gateway's Express app. Order matters: latency metric (sees every answer) → request id → health/metrics/docs (open) →
- * authentication → body → rate limit (one Redis call: requests and the day's
- * message quota) → idempotency → routes → errors.
+ * authentication → body → rate limit (requests per second) → routes, each POST checking its
+ * permission before its Idempotency-Key (the day's message quota is counted by the acceptor, on
+ * the messages it accepts) → errors. Routing is
+ * strict: no case folding, no trailing-slash aliases.
  */
 export function buildApp(deps: GatewayDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
+  app.set("case sensitive routing", true);
+  app.set("strict routing", true);
   app.set("etag", false);
   app.set("trust proxy", deps.config.TRUST_PROXY_HOPS);
   app.set("query parser", "simple");
@@ -61,26 +65,22 @@ export function buildApp(deps: GatewayDeps): express.Express {
   app.use(
     rateLimitMiddleware({
       limiter: deps.limiter,
-      limitsFor: (req, res) => {
+      // Requests only: the day's message quota is counted where messages are accepted (@sms/message-acceptance).
+      limitsFor: (_req, res) => {
         const { account } = authOf(res);
-        return {
-          accountId: account.id,
-          requestsPerSecond: account.requestsPerSecond,
-          dailyQuota: account.dailyQuota,
-          messages: messagesCostOf(req),
-        };
+        return { accountId: account.id, requestsPerSecond: account.requestsPerSecond };
       },
-      messagesUsed: (res) => (res.locals.idempotentReplay ? 0 : Number(res.locals.messagesAccepted ?? 0)),
       onRejected: (reason) => metrics.rateLimits.reject("http", reason),
     }),
   );
   app.use(raiseBodyError);
-  app.use(idempotency(deps.pool, deps.config.IDEMPOTENCY_TTL_HOURS));
-  app.use(sendRoutes(deps.acceptor));
-  app.use(otpRoutes(deps.otp));
+  const idempotent = idempotency(deps.pool, deps.config.IDEMPOTENCY_TTL_HOURS);
+  app.use(sendRoutes(deps.acceptor, idempotent));
+  app.use(otpRoutes(deps.otp, idempotent));
   app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));
-  app.use(messageRoutes(deps.prisma, deps.pool));
+  app.use(messageRoutes(deps.prisma, deps.pool, idempotent));
   app.use(notFound);
+  app.use(countQuotaRefusals(metrics));
   app.use(errorHandler(deps.logger));
   return app;
 }
@@ -91,4 +91,13 @@ export function buildApp(deps: GatewayDeps): express.Express {
  */
 function exceptPost(router: express.RequestHandler): express.RequestHandler {
   return (req, res, next) => (req.method === "POST" ? next() : router(req, res, next));
+}
+
+/** The acceptor refuses over-quota messages; the rate-limit metric counts them as the limiter's own refusals. */
+function countQuotaRefusals(metrics: GatewayMetrics): express.ErrorRequestHandler {
+  return (error, _req, _res, next) => {
+    if (error instanceof ApiError && error.code === "QUOTA_EXCEEDED")
+      metrics.rateLimits.reject("http", "QUOTA_EXCEEDED");
+    next(error);
+  };
 }

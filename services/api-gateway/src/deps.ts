@@ -1,5 +1,5 @@
-import { createApiKeyDirectory } from "@sms/auth";
-import { createDatabase } from "@sms/db";
+import { API_KEYS_CHANGED_CHANNEL, createApiKeyDirectory } from "@sms/auth";
+import { createDatabase, listenForNotifications } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { createAcceptance } from "@sms/message-acceptance";
 import { createSendLimiter, OtpService } from "@sms/otp";
@@ -27,6 +27,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
   const redis = createRedis(config.REDIS_URL, "command");
   const queueConnection = createRedis(config.REDIS_URL, "queue");
   const producer = createDispatchProducer({ connection: queueConnection, prefix: config.REDIS_PREFIX });
+  const limiter = createRateLimiter(redis, { prefix: config.REDIS_PREFIX });
   const acceptance = createAcceptance({
     pool: database.pool,
     producer,
@@ -34,6 +35,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
     options: {
       maxSegments: config.MAX_SEGMENTS,
       creditsPerSegment: config.CREDITS_PER_SEGMENT,
+      quota: limiter,
       outbox: {
         staleAfterMs: config.OUTBOX_STALE_AFTER_MS,
         isQueueReachable: () =>
@@ -44,14 +46,18 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
       },
     },
   });
+  const directory = createApiKeyDirectory(database.pool, { cacheSeconds: config.AUTH_CACHE_SECONDS });
+  // Revocations (and suspensions) reach every replica at once, not after AUTH_CACHE_SECONDS;
+  // while the listener is down the cache lifetime still bounds them.
+  let keyChanges: { stop(): Promise<void> } | null = null;
   let shuttingDown = false;
   return {
     config,
     logger,
     prisma: database.prisma,
     pool: database.pool,
-    directory: createApiKeyDirectory(database.pool, { cacheSeconds: config.AUTH_CACHE_SECONDS }),
-    limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
+    directory,
+    limiter,
     acceptor: acceptance.acceptor,
     otp: new OtpService(
       {
@@ -75,10 +81,22 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
       redis: async () => void (await redis.ping()),
     },
     isShuttingDown: () => shuttingDown,
-    startBackground: () => acceptance.outbox.startRelay(config.OUTBOX_RELAY_INTERVAL_MS),
+    startBackground() {
+      acceptance.outbox.startRelay(config.OUTBOX_RELAY_INTERVAL_MS);
+      keyChanges = listenForNotifications(
+        config.DATABASE_URL,
+        { [API_KEYS_CHANGED_CHANNEL]: (hashOrAccountId) => directory.forget(hashOrAccountId) },
+        {
+          applicationName: "api-gateway-key-changes",
+          onListening: () => directory.clear(),
+          onLost: (reason) => logger.warn("API key change notifications lost; listening again", { reason }),
+        },
+      );
+    },
     beginShutdown: () => void (shuttingDown = true),
     async close() {
       shuttingDown = true;
+      await keyChanges?.stop();
       await acceptance.close();
       await producer.close().catch(() => undefined);
       // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.

@@ -76,12 +76,12 @@ describe("health and docs", () => {
     expect(body.openapi).toBe("3.1.0");
     expect(Object.keys(body.paths).sort()).toEqual([
       "/v1/account",
+      "/v1/batches/{batch_id}",
       "/v1/otp/send",
       "/v1/otp/verify",
       "/v1/otp/{otp_id}",
       "/v1/sms",
       "/v1/sms/bulk",
-      "/v1/sms/bulk/{batch_id}",
       "/v1/sms/send",
       "/v1/sms/{message_id}",
       "/v1/sms/{message_id}/cancel",

@@ -1,6 +1,6 @@
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
 
-describe("POST /v1/sms/bulk and GET /v1/sms/bulk/{batch_id}", () => {
+describe("POST /v1/sms/bulk and GET /v1/batches/{batch_id}", () => {
   let gw: TestGateway;
   let account: TestAccount;
 
@@ -46,8 +46,13 @@ describe("POST /v1/sms/bulk and GET /v1/sms/bulk/{batch_id}", () => {
       .balance;
     expect(balance).toBe(98n);
 
-    const batch = await gw.request("GET", `/v1/sms/bulk/${response.body.batch_id}`, { key: account.key });
+    const batch = await gw.request("GET", `/v1/batches/${response.body.batch_id}`, { key: account.key });
     expect(batch.status).toBe(200);
+    // The first address still answers the same.
+    const firstAddress = await gw.request("GET", `/v1/sms/bulk/${response.body.batch_id}`, {
+      key: account.key,
+    });
+    expect(firstAddress.body).toEqual(batch.body);
     expect(batch.body).toMatchObject({
       total: 4,
       accepted: 2,

@@ -354,7 +354,9 @@ describe("fuzzed POSTs against a real gateway", () => {
       const first = await post("/v1/sms/send", request);
       expectError(first, 400, "VALIDATION_ERROR");
       // The response is stored after it is sent: wait for it.
-      const where = { accountId_key: { accountId: account.accountId, key: "nul-echo" } };
+      const where = {
+        accountId_apiKeyId_key: { accountId: account.accountId, apiKeyId: account.keyId, key: "nul-echo" },
+      };
       await waitFor(
         async () => (await gw.db.prisma.idempotencyRecord.findUnique({ where }))?.responseStatus === 400,
         { timeoutMs: 3000, what: "the stored 400" },

@@ -27,6 +27,8 @@ export interface TestGateway {
     maxBatchSize?: number;
     permissions?: Permission[];
   }): Promise<TestAccount>;
+  /** Another API key of the account (all permissions unless given); returns the key. */
+  addKey(account: TestAccount, permissions?: Permission[]): Promise<string>;
   /** fetch against the gateway with JSON body and bearer key. */
   request(
     method: string,
@@ -86,6 +88,20 @@ export async function startTestGateway(
         },
       });
       return { accountId, key: apiKey.key, keyId };
+    },
+    async addKey(account, permissions = [...PERMISSIONS]) {
+      const apiKey = generateApiKey();
+      await db.prisma.apiKey.create({
+        data: {
+          id: newId("key"),
+          accountId: account.accountId,
+          name: "another",
+          prefix: apiKey.prefix,
+          hash: apiKey.hash,
+          permissions,
+        },
+      });
+      return apiKey.key;
     },
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...(options.headers ?? {}) };

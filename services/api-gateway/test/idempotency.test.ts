@@ -65,6 +65,30 @@ describe("Idempotency-Key", () => {
     expect(response.headers.get("idempotent-replayed")).toBeNull();
   });
 
+  it("keeps keys per API key: another key of the account may reuse the same key", async () => {
+    const headers = { "idempotency-key": "order-per-key" };
+    const first = await gw.request("POST", "/v1/sms/send", { key: account.key, body, headers });
+    const second = await gw.request("POST", "/v1/sms/send", { key: await gw.addKey(account), body, headers });
+    expect(first.status).toBe(202);
+    expect(second.status).toBe(202);
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    expect(second.body.message_id).not.toBe(first.body.message_id);
+  });
+
+  it("checks the permission first: a key that may not send neither claims nor reads a key", async () => {
+    const headers = { "idempotency-key": "order-permission" };
+    const readOnly = await gw.addKey(account, ["sms:read"]);
+    expectError(await gw.request("POST", "/v1/sms/send", { key: readOnly, body, headers }), 403, "FORBIDDEN");
+    const sent = await gw.request("POST", "/v1/sms/send", { key: account.key, body, headers });
+    expect(sent.status).toBe(202);
+    expect(sent.headers.get("idempotent-replayed")).toBeNull();
+    expect(
+      await gw.db.prisma.idempotencyRecord.count({
+        where: { accountId: account.accountId, key: "order-permission" },
+      }),
+    ).toBe(1);
+  });
+
   it("stores a validation error too, and replays it", async () => {
     const headers = { "idempotency-key": "bad-1" };
     const first = await gw.request("POST", "/v1/sms/send", {

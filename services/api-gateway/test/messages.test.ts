@@ -33,6 +33,28 @@ describe("reading, listing and canceling messages", () => {
     ]);
   });
 
+  it("answers the id of an SMPP part with the reassembled message and the part's index (issue 17)", async () => {
+    const { body } = await send(alice, {});
+    const parts = ["msg_01ARZ3NDEKTSV4RRFFQ69G5PA1", "msg_01ARZ3NDEKTSV4RRFFQ69G5PA2"];
+    for (const [i, id] of parts.entries())
+      await gw.db.pool.query(
+        `INSERT INTO smpp_submits (id, account_id, message_id, source_addr, destination_addr, concat_key, part_seq, part_total)
+         VALUES ($1, $2, $3, 'ACME', '14155550100', 'ACME|14155550100|7', $4, 2)`,
+        [id, alice.accountId, body.message_id, i + 1],
+      );
+    const response = await gw.request("GET", `/v1/sms/${parts[1]}`, { key: alice.key });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      message_id: body.message_id,
+      smpp_part: { id: parts[1], index: 2, total: 2 },
+    });
+    expect(response.body.history).toHaveLength(1);
+    expect(
+      (await gw.request("GET", `/v1/sms/${body.message_id}`, { key: alice.key })).body,
+    ).not.toHaveProperty("smpp_part");
+    expectError(await gw.request("GET", `/v1/sms/${parts[0]}`, { key: bob.key }), 404, "NOT_FOUND");
+  });
+
   it("never shows one account's messages to another: 404 exactly like an unknown id", async () => {
     const { body } = await send(alice, {});
     const foreign = await gw.request("GET", `/v1/sms/${body.message_id}`, { key: bob.key });
@@ -145,5 +167,47 @@ describe("reading, listing and canceling messages", () => {
       max_batch_size: 10000,
       max_segments: 10,
     });
+    expect(response.body.webhook).toBeNull();
+  });
+
+  it("shows the webhook endpoint's event types spelled out, and whether it receives every event", async () => {
+    const frank = await gw.createAccount();
+    const endpoint = async () => (await gw.request("GET", "/v1/account", { key: frank.key })).body.webhook;
+    await gw.db.pool.query(
+      `INSERT INTO webhook_endpoints (account_id, url, secret_sealed, updated_at)
+       VALUES ($1, 'https://hooks.example.com/sms', 'sealed', now())`,
+      [frank.accountId],
+    );
+    expect(await endpoint()).toEqual({
+      url: "https://hooks.example.com/sms",
+      enabled: true,
+      event_types: [
+        "message.queued",
+        "message.sent",
+        "message.delivered",
+        "message.failed",
+        "message.received",
+      ],
+      all_events: true,
+    });
+    await gw.db.pool.query(
+      "UPDATE webhook_endpoints SET event_types = ARRAY['message.delivered', 'message.failed'] WHERE account_id = $1",
+      [frank.accountId],
+    );
+    expect(await endpoint()).toMatchObject({
+      event_types: ["message.delivered", "message.failed"],
+      all_events: false,
+    });
+    const webhook = (await gw.request("GET", "/openapi.json")).body.components.schemas.Account.properties
+      .webhook;
+    expect(webhook.type).toEqual(["object", "null"]);
+    expect(webhook.properties.event_types.items.enum).toEqual([
+      "message.queued",
+      "message.sent",
+      "message.delivered",
+      "message.failed",
+      "message.received",
+    ]);
+    expect(webhook.required.sort()).toEqual(["all_events", "enabled", "event_types", "url"]);
   });
 });

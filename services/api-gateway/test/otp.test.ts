@@ -97,6 +97,9 @@ describe("POST /v1/otp/send", () => {
     [{ phone: "+14155552000", template: "{code} and {code}" }, 400, "VALIDATION_ERROR", "template"],
     [{ phone: "+14155552000", template: "" }, 400, "VALIDATION_ERROR", "template"],
     [{ phone: "+14155552000", template: "{code} " + "ж".repeat(700) }, 400, "MESSAGE_TOO_LONG", "template"],
+    [{ phone: "+14155552000", template: "{code} " + "a".repeat(160) }, 400, "MESSAGE_TOO_LONG", "template"],
+    [{ phone: "+14155552000", template: "{code} " + "ж".repeat(70) }, 400, "MESSAGE_TOO_LONG", "template"],
+    [{ phone: "+14155552000", sender_id: "NOT-OURS" }, 403, "INVALID_SENDER", "sender_id"],
     [{ phone: "+14155552000", code: "123456" }, 400, "VALIDATION_ERROR", "body"],
     [[], 400, "VALIDATION_ERROR", "body"],
   ])("refuses %j with %i %s on %s, writing nothing", async (body, status, code, field) => {
@@ -105,6 +108,25 @@ describe("POST /v1/otp/send", () => {
     expect(error.field).toBe(field);
     const after = await gw.db.pool.query("SELECT count(*)::int AS n FROM otps");
     expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
+  it("sends from the account's own sender_id, where the text may take more than one segment", async () => {
+    const long = `{code} ${"a".repeat(200)}`;
+    const sent = await send({ phone: freshPhone(), sender_id: "ACME", template: long });
+    expect(sent.status).toBe(201);
+    const { rows } = await gw.db.pool.query("SELECT sender_id, segment_count FROM messages WHERE id = $1", [
+      sent.body.message_id,
+    ]);
+    expect(rows).toEqual([{ sender_id: "ACME", segment_count: 2 }]);
+  });
+
+  it("says why a template is too long under the shared sender", async () => {
+    const error = expectError(
+      await send({ phone: freshPhone(), template: `{code} ${"a".repeat(160)}` }),
+      400,
+      "MESSAGE_TOO_LONG",
+    );
+    expect(error.message).toMatch(/one segment under the shared sender/);
   });
 
   it("refuses a body that is not JSON, or not sent as JSON", async () => {

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
-import { openQueue, QUEUES } from "@sms/queues";
+import { pendingDispatchJobsOf } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { freePort, isListening, waitFor, type TestWorld } from "@sms/testing";
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
@@ -198,6 +198,9 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
       redisUrl: redis.url,
       redisPrefix: "outage",
       env: { DATABASE_URL: postgres.url(), REDIS_URL: redis.url, REDIS_PREFIX: "outage", LOG_LEVEL: "error" },
+      pool: () => {
+        throw new Error("the outage test's world opens no pools: its PostgreSQL is stopped under it");
+      },
       destroy: async () => undefined,
     };
     // The dispatch-outbox relay keeps its default interval: each run holds a pooled PostgreSQL client
@@ -347,20 +350,20 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
 
       await redis!.start(); // empty: nothing of the old Redis survived
       const connection = createRedis(redis!.url, "queue");
-      const queue = openQueue({ connection, prefix: "outage" }, QUEUES.smsDispatch);
       try {
-        const job = await waitFor(() => queue.getJob(id), {
-          timeoutMs: 20_000,
-          intervalMs: 100,
-          what: "the dispatch job in the restarted Redis",
-        });
-        expect(job.data).toEqual({ messageId: id });
+        const [held] = await waitFor(
+          async () => {
+            const jobs = await pendingDispatchJobsOf({ connection, prefix: "outage" }, id);
+            return jobs.length > 0 ? jobs : undefined;
+          },
+          { timeoutMs: 20_000, intervalMs: 100, what: "the dispatch job in the restarted Redis" },
+        );
+        expect(held!.job.data.messageIds).toEqual([id]);
         await waitFor(
           async () => (await gw!.db.prisma.dispatchOutbox.count({ where: { messageId: id } })) === 0,
           { timeoutMs: 20_000, what: "the outbox row removed" },
         );
       } finally {
-        await queue.close();
         connection.disconnect();
       }
     } finally {

@@ -1,5 +1,5 @@
 import { createRedis } from "@sms/redis";
-import { openQueue, QUEUES } from "@sms/queues";
+import { pendingDispatchJobsOf } from "@sms/queues";
 import { waitFor } from "@sms/testing";
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
 
@@ -14,7 +14,7 @@ describe("POST /v1/sms/send", () => {
   });
   afterAll(() => gw.stop());
 
-  it("accepts a message, charges a credit per segment, and puts it on sms.dispatch", async () => {
+  it("accepts a message, charges a credit per segment, and puts it on the normal dispatch queue", async () => {
     const response = await gw.request("POST", "/v1/sms/send", {
       key: account.key,
       body: { ...valid, message: "x".repeat(161) },
@@ -29,6 +29,8 @@ describe("POST /v1/sms/send", () => {
       encoding: "GSM-7",
       scheduled_at: null,
       created_at: expect.any(String),
+      priority: "normal",
+      client_ref: null,
     });
     for (const header of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "x-request-id"])
       expect(response.headers.get(header)).toBeTruthy();
@@ -49,13 +51,19 @@ describe("POST /v1/sms/send", () => {
     expect(outbox.map((e) => [e.type, e.sequence])).toEqual([["message.queued", 1]]);
 
     const connection = createRedis(gw.world.redisUrl, "queue");
-    const queue = openQueue({ connection, prefix: gw.world.redisPrefix }, QUEUES.smsDispatch);
-    const job = await waitFor(() => queue.getJob(id), { what: "the dispatch job" });
-    expect(job.data).toEqual({ messageId: id });
+    const context = { connection, prefix: gw.world.redisPrefix };
+    const [held] = await waitFor(
+      async () => {
+        const jobs = await pendingDispatchJobsOf(context, id);
+        return jobs.length > 0 ? jobs : undefined;
+      },
+      { what: "the dispatch job" },
+    );
+    expect(held!.priority).toBe("normal");
+    expect(held!.job.data).toMatchObject({ messageIds: [id], accountId: account.accountId });
     await waitFor(async () => (await gw.db.prisma.dispatchOutbox.count({ where: { messageId: id } })) === 0, {
       what: "outbox row removed",
     });
-    await queue.close();
     connection.disconnect();
   });
 
@@ -121,6 +129,43 @@ describe("POST /v1/sms/send", () => {
       expect(error.field).toBe("to");
     },
   );
+
+  it("takes a priority on a send, a batch and a bulk item, stores and shows it, and refuses an unknown one", async () => {
+    const high = await gw.request("POST", "/v1/sms/send", {
+      key: account.key,
+      body: { ...valid, priority: "high" },
+    });
+    expect(high.status).toBe(202);
+    expect(high.body.priority).toBe("high");
+    const plain = await gw.request("POST", "/v1/sms/send", { key: account.key, body: valid });
+    expect(plain.body.priority).toBe("normal");
+    const shown = await gw.request("GET", `/v1/sms/${high.body.message_id as string}`, { key: account.key });
+    expect(shown.body.priority).toBe("high");
+
+    const bulk = await gw.request("POST", "/v1/sms/bulk", {
+      key: account.key,
+      body: {
+        sender_id: "ACME",
+        messages: [
+          { to: "+14155550101", message: "a" },
+          { to: "+14155550102", message: "b", priority: "high" },
+        ],
+      },
+    });
+    expect(bulk.status).toBe(202);
+    const classes = await gw.db.pool.query<{ priority: string }>(
+      "SELECT priority::text AS priority FROM messages WHERE id = ANY($1) ORDER BY to_number",
+      [(bulk.body.messages as Array<{ message_id: string }>).map((m) => m.message_id)],
+    );
+    expect(classes.rows.map((row) => row.priority)).toEqual(["bulk", "high"]);
+
+    const error = expectError(
+      await gw.request("POST", "/v1/sms/send", { key: account.key, body: { ...valid, priority: "urgent" } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(error.field).toBe("priority");
+  });
 
   it("normalizes a number written with spaces to E.164", async () => {
     const response = await gw.request("POST", "/v1/sms/send", {

@@ -1,7 +1,7 @@
 import { generateApiKey, PERMISSIONS } from "@sms/auth";
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
-import { openQueue, QUEUES, type DispatchJob } from "@sms/queues";
+import { pendingDispatchJobs } from "@sms/queues";
 import { createRedis, type Redis } from "@sms/redis";
 import {
   createTestWorld,
@@ -124,16 +124,17 @@ describe("the api-gateway sent SIGTERM under load", () => {
       acceptedIds,
     ]);
     expect(queued.rows).toHaveLength(acceptedIds.length);
-    const queue = openQueue<DispatchJob>({ connection, prefix: world.redisPrefix }, QUEUES.smsDispatch);
+    const inJobs = new Set(
+      (await pendingDispatchJobs({ connection, prefix: world.redisPrefix })).flatMap(
+        ({ job }) => job.data.messageIds,
+      ),
+    );
     const outbox = new Set(
       (await db.pool.query<{ message_id: string }>("SELECT message_id FROM dispatch_outbox")).rows.map(
         (row) => row.message_id,
       ),
     );
-    const handedOff = await Promise.all(
-      acceptedIds.map(async (id) => outbox.has(id) || (await queue.getJob(id)) !== undefined),
-    );
-    await queue.close();
+    const handedOff = await Promise.all(acceptedIds.map(async (id) => outbox.has(id) || inJobs.has(id)));
     expect(handedOff.filter((ok) => !ok)).toHaveLength(0);
 
     const second = await launch();

@@ -22,6 +22,7 @@ describe("planSubmit", () => {
       expect.objectContaining({ kind: "accept", receipt: "delivered", receiptBeforeResponse: true }),
       { kind: "refuse", status: CommandStatus.ESME_RINVDSTADR },
       { kind: "ignore" },
+      expect.objectContaining({ kind: "accept", receipt: "none", emptyMessageId: true }),
     ]);
   });
 

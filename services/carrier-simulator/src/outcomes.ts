@@ -15,6 +15,8 @@ export type SubmitPlan =
       receipt: ReceiptOutcome | "none";
       duplicateReceipt: boolean;
       receiptBeforeResponse: boolean;
+      /** ESME_ROK with an empty message_id (carriers that do). */
+      emptyMessageId: boolean;
     };
 
 const accept = (
@@ -25,6 +27,7 @@ const accept = (
   receipt,
   duplicateReceipt: false,
   receiptBeforeResponse: false,
+  emptyMessageId: false,
   ...extra,
 });
 
@@ -82,6 +85,11 @@ export const MAGIC_SUFFIXES: ReadonlyArray<{
     suffix: "0010",
     meaning: "never answered (no submit_sm_resp): the client's response timeout fires",
     plan: { kind: "ignore" },
+  },
+  {
+    suffix: "0011",
+    meaning: "accepted with an empty message_id (status 0), no receipt",
+    plan: accept("none", { emptyMessageId: true }),
   },
 ];
 

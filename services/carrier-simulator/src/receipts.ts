@@ -20,10 +20,11 @@ export function buildReceipt(
   message: ReceivedMessage,
   outcome: ReceiptOutcome,
   doneAt = new Date(),
+  quotedId = message.messageId ?? "",
 ): PduFields {
   const words = RECEIPT_WORDS[outcome];
   const text = formatReceiptText({
-    id: message.messageId ?? "",
+    id: quotedId,
     sub: 1,
     dlvrd: outcome === "delivered" ? 1 : 0,
     submitDate: new Date(message.receivedAt),
@@ -44,7 +45,7 @@ export function buildReceipt(
     esm_class: EsmClass.DELIVERY_RECEIPT,
     data_coding: 0,
     short_message: Buffer.from(text, "ascii"),
-    receipted_message_id: message.messageId,
+    receipted_message_id: quotedId,
     message_state: words.messageState,
   };
 }

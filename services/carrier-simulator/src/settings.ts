@@ -1,5 +1,6 @@
 import { z } from "@sms/config";
 import type { OutcomeMix } from "./outcomes";
+import type { DataCoding0 } from "./text-decoding";
 
 /** Behaviour that can change while the simulator runs (POST /control). */
 export interface RuntimeSettings {
@@ -21,6 +22,16 @@ export interface RuntimeSettings {
   magicNumbers: boolean;
   /** Tries of a "…0005" number answered ESME_RTHROTTLED before it is accepted. */
   magicThrottleTries: number;
+  /** message_id style: 16 hexadecimal digits, or a plain decimal counter from 1 (restartIdCounter starts it over). */
+  messageIds: "hex" | "decimal";
+  /** How receipts quote the id: as given, its decimal id in hexadecimal, or its hexadecimal id in decimal. */
+  receiptIdForm: "as_is" | "hex" | "decimal";
+  /** Zeros put before the id in receipts (carriers that pad). */
+  receiptIdPadding: number;
+  /** Every receipt is sent, and acknowledged, before its submit_sm_resp (needs a receiver bind). */
+  receiptsBeforeResponses: boolean;
+  /** How data_coding 0 is read: GSM-7 a septet per octet, GSM-7 packed, or Latin-1 (SMSCs differ). */
+  dataCoding0: DataCoding0;
 }
 
 export const DEFAULT_RUNTIME_SETTINGS: RuntimeSettings = {
@@ -33,6 +44,11 @@ export const DEFAULT_RUNTIME_SETTINGS: RuntimeSettings = {
   respondToSubmits: true,
   magicNumbers: true,
   magicThrottleTries: 2,
+  messageIds: "hex",
+  receiptIdForm: "as_is",
+  receiptIdPadding: 0,
+  receiptsBeforeResponses: false,
+  dataCoding0: "gsm7",
 };
 
 const weight = z.number().min(0).max(1_000_000);
@@ -53,6 +69,11 @@ export const ControlUpdate = z
     respondToSubmits: z.boolean(),
     magicNumbers: z.boolean(),
     magicThrottleTries: z.number().int().min(0).max(1000),
+    messageIds: z.enum(["hex", "decimal"]),
+    receiptIdForm: z.enum(["as_is", "hex", "decimal"]),
+    receiptIdPadding: z.number().int().min(0).max(20),
+    receiptsBeforeResponses: z.boolean(),
+    dataCoding0: z.enum(["gsm7", "gsm7-packed", "latin1"]),
   })
   .partial()
   .strict();

@@ -54,6 +54,8 @@ export interface CarrierSimulator {
   stats(): SimulatorStats;
   /** Forgets received messages and zeroes the counters. */
   reset(): void;
+  /** Starts the message_id counter over, as a carrier that restarts does (ids are reused). */
+  restartIdCounter(): void;
   /** Closes every SMPP connection abruptly (no unbind), as a carrier outage would. */
   dropConnections(): void;
   /** Unbinds every session and stops both listeners. */
@@ -86,7 +88,11 @@ export async function createCarrierSimulator(options: SimulatorOptions = {}): Pr
     counters: { received: 0, accepted: 0, refused: 0, inFlight: 0, maxInFlightPerBind: 0 },
     magicTries: new Map(),
     // Hex, unique across restarts thanks to the random prefix; 16 characters fit any message_id field.
-    nextMessageId: () => `${idPrefix}${(++idCounter).toString(16).padStart(8, "0")}`,
+    // Decimal: a bare counter, as many SMSCs give (and reuse after restartIdCounter).
+    nextMessageId: () =>
+      settings.messageIds === "decimal"
+        ? String(++idCounter)
+        : `${idPrefix}${(++idCounter).toString(16).padStart(8, "0")}`,
   };
   const onRequest = createRequestHandler(state);
 
@@ -158,6 +164,9 @@ export async function createCarrierSimulator(options: SimulatorOptions = {}): Pr
     findMessage: (messageId) => state.log.get(messageId),
     stats,
     reset,
+    restartIdCounter: () => {
+      idCounter = 0;
+    },
     dropConnections,
     close: async () => {
       if (closing) return;

@@ -36,6 +36,15 @@ export interface SmscState {
   nextMessageId: () => string;
 }
 
+/** The id as this carrier's receipts quote it (settings receiptIdForm and receiptIdPadding). */
+export function quoteReceiptId(id: string, settings: RuntimeSettings): string {
+  let quoted = id;
+  if (settings.receiptIdForm === "hex" && /^\d+$/.test(id)) quoted = BigInt(id).toString(16);
+  if (settings.receiptIdForm === "decimal" && /^[0-9a-f]+$/i.test(id))
+    quoted = BigInt(`0x${id}`).toString(10);
+  return "0".repeat(settings.receiptIdPadding) + quoted;
+}
+
 const QUERY_STATE: Record<MessageStatus, number> = {
   accepted: MessageState.ENROUTE,
   unanswered: MessageState.UNKNOWN,
@@ -72,7 +81,7 @@ export function createRequestHandler(
 async function answerSubmit(state: SmscState, pdu: Pdu, systemId: string): Promise<ServerResponse> {
   const { settings, counters } = state;
   counters.received += 1;
-  const message = recordOf(pdu, systemId);
+  const message = recordOf(pdu, systemId, settings);
   const refuse = (status: number): ServerResponse => {
     counters.refused += 1;
     Object.assign(message, { status: "refused", submitStatus: status });
@@ -96,6 +105,11 @@ async function answerSubmit(state: SmscState, pdu: Pdu, systemId: string): Promi
   if (settings.submitLatencyMs > 0) await delay(settings.submitLatencyMs);
   if (plan.kind === "refuse") return refuse(plan.status);
   counters.accepted += 1;
+  if (plan.emptyMessageId) {
+    Object.assign(message, { status: "accepted", submitStatus: CommandStatus.ESME_ROK });
+    state.log.add(message);
+    return { fields: { message_id: "" } };
+  }
   Object.assign(message, {
     messageId: state.nextMessageId(),
     status: "accepted",
@@ -105,11 +119,16 @@ async function answerSubmit(state: SmscState, pdu: Pdu, systemId: string): Promi
   if (plan.receipt !== "none" && wantsReceipt(message.registeredDelivery, plan.receipt)) {
     const job = {
       systemId,
-      fields: buildReceipt(message, plan.receipt, new Date(Date.now() + settings.receiptDelayMs)),
+      fields: buildReceipt(
+        message,
+        plan.receipt,
+        new Date(Date.now() + settings.receiptDelayMs),
+        quoteReceiptId(message.messageId!, settings),
+      ),
       onAcknowledged: () =>
         Object.assign(message, { status: plan.receipt, receiptsSent: message.receiptsSent + 1 }),
     };
-    if (plan.receiptBeforeResponse) await state.receipts.sendFirst(job);
+    if (plan.receiptBeforeResponse || settings.receiptsBeforeResponses) await state.receipts.sendFirst(job);
     else state.receipts.enqueue(job, settings.receiptDelayMs);
     if (plan.duplicateReceipt) state.receipts.enqueue(job, settings.receiptDelayMs);
   }
@@ -145,13 +164,13 @@ function countTry(state: SmscState, systemId: string, destination: string): numb
   return prior;
 }
 
-function recordOf(pdu: Pdu, systemId: string): ReceivedMessage {
+function recordOf(pdu: Pdu, systemId: string, settings: RuntimeSettings): ReceivedMessage {
   const shortMessage = Buffer.isBuffer(pdu.short_message) ? pdu.short_message : Buffer.alloc(0);
   const payload = Buffer.isBuffer(pdu.message_payload) ? pdu.message_payload : undefined;
   const raw = shortMessage.length === 0 && payload ? payload : shortMessage;
   const dataCoding = Number(pdu.data_coding ?? 0);
   const esmClass = Number(pdu.esm_class ?? 0);
-  const decoded = decodeShortMessage(raw, dataCoding, esmClass);
+  const decoded = decodeShortMessage(raw, dataCoding, esmClass, settings.dataCoding0);
   return {
     messageId: undefined,
     systemId,

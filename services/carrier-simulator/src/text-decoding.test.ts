@@ -29,3 +29,18 @@ describe("text decoding", () => {
     expect(decodeShortMessage(Buffer.from([0xde, 0xad]), 4, 0).text).toBeUndefined();
   });
 });
+
+describe("data_coding 0 as the SMSC reads it", () => {
+  it("GSM-7 packed (the TS 23.038 example), with a CR padding 7 spare bits dropped", () => {
+    expect(decodeShortMessage(Buffer.from("e8329bfd4697d9ec37", "hex"), 0, 0, "gsm7-packed").text).toBe(
+      "hellohello",
+    );
+    // "1234567" + CR packed in 7 octets.
+    const packed = Buffer.from([0x31, 0xd9, 0x8c, 0x56, 0xb3, 0xdd, 0x1a]);
+    expect(decodeShortMessage(packed, 0, 0, "gsm7-packed").text).toBe("1234567");
+  });
+
+  it("Latin-1", () => {
+    expect(decodeShortMessage(Buffer.from([0x40, 0xa3, 0x5f]), 0, 0, "latin1").text).toBe("@£_");
+  });
+});

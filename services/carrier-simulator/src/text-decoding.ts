@@ -52,6 +52,28 @@ export function decodeGsm7Unpacked(bytes: Buffer): string {
   return text;
 }
 
+/** How an SMSC reads data_coding 0 (its "default alphabet"). */
+export type DataCoding0 = "gsm7" | "gsm7-packed" | "latin1";
+
+/**
+ * Decodes GSM-7 packed 7 bits per septet, after `fillBits` (those that align the text after a
+ * UDH). A CR in 7 spare bits at the end is padding (TS 23.038 §6.1.2.3.1), not text.
+ */
+export function decodeGsm7Packed(bytes: Buffer, fillBits: number): string {
+  const bits = bytes.length * 8 - fillBits;
+  const septets: number[] = [];
+  for (let bit = fillBits; bit + 7 <= bytes.length * 8; bit += 7) {
+    const byte = bit >> 3;
+    const shift = bit & 7;
+    let value = bytes[byte]! >> shift;
+    if (shift > 1) value |= bytes[byte + 1]! << (8 - shift);
+    septets.push(value & 0x7f);
+  }
+  // Septets that fill the last octet exactly and end in CR: the sender's padding of 7 spare bits.
+  if (bits % 7 === 0 && septets[septets.length - 1] === 0x0d) septets.pop();
+  return decodeGsm7Unpacked(Buffer.from(septets));
+}
+
 /** Decodes UCS-2 big-endian (surrogate pairs pass through as UTF-16). */
 export function decodeUcs2(bytes: Buffer): string {
   return Buffer.from(bytes.subarray(0, bytes.length & ~1))
@@ -60,20 +82,36 @@ export function decodeUcs2(bytes: Buffer): string {
 }
 
 /** Splits off the UDH (when esm_class has UDHI) and decodes the text per data_coding (SMPP 3.4 §5.2.19). */
-export function decodeShortMessage(message: Buffer, dataCoding: number, esmClass: number): DecodedMessage {
+export function decodeShortMessage(
+  message: Buffer,
+  dataCoding: number,
+  esmClass: number,
+  dataCoding0: DataCoding0 = "gsm7",
+): DecodedMessage {
   let body = message;
   let udh: Buffer | undefined;
   if (esmClass & 0x40 && message.length > 0) {
     udh = message.subarray(0, message[0]! + 1);
     body = message.subarray(message[0]! + 1);
   }
-  return { text: decodeBody(body, dataCoding), segment: udh ? readConcatInfo(udh) : undefined, udh };
+  const fillBits = udh ? (7 - ((udh.length * 8) % 7)) % 7 : 0;
+  return {
+    text: decodeBody(body, dataCoding, dataCoding0, fillBits),
+    segment: udh ? readConcatInfo(udh) : undefined,
+    udh,
+  };
 }
 
-function decodeBody(body: Buffer, dataCoding: number): string | undefined {
+function decodeBody(
+  body: Buffer,
+  dataCoding: number,
+  dataCoding0: DataCoding0,
+  fillBits: number,
+): string | undefined {
   switch (dataCoding) {
-    case 0x00: // SMSC default alphabet: GSM-7 for the platform's carriers
-      return decodeGsm7Unpacked(body);
+    case 0x00: // SMSC default alphabet: GSM-7 unpacked for most carriers; packed or Latin-1 for some
+      if (dataCoding0 === "latin1") return body.toString("latin1");
+      return dataCoding0 === "gsm7-packed" ? decodeGsm7Packed(body, fillBits) : decodeGsm7Unpacked(body);
     case 0x01: // IA5 / ASCII
       return body.toString("ascii");
     case 0x03: // Latin-1

@@ -33,6 +33,11 @@ const DashboardSettings = z.object({
   /** As webhook-delivery: loopback and http:// webhook URLs only for local use and tests. */
   WEBHOOK_ALLOW_LOOPBACK: envBoolean(false),
   WEBHOOK_ALLOW_HTTP: envBoolean(false),
+  /**
+   * Failed webhook deliveries one replay (a click, a command) queues again, oldest first;
+   * the rest stay failed for the next replay, so one request cannot flood the queue.
+   */
+  WEBHOOK_REPLAY_MAX_PER_REQUEST: envInt(1000, 1, 100_000),
   /** Bound on a graceful stop: in-flight requests get this long. */
   SHUTDOWN_TIMEOUT_MS: envInt(8_000, 100, 120_000),
 });

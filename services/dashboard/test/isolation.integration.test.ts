@@ -93,6 +93,24 @@ it("B's message, and B's OTP message, answer like an unknown id", async () => {
   }
 });
 
+it("the id of one of A's SMPP parts leads to its message; one of B's answers like an unknown id (issue 17)", async () => {
+  const part = (accountId: string, messageId: string) =>
+    t.db.pool.query(
+      `INSERT INTO smpp_submits (id, account_id, message_id, source_addr, destination_addr, concat_key, part_seq, part_total)
+       VALUES ($1, $2, $3, 'ACME', '14155550100', $4, 1, 2) RETURNING id`,
+      [newId("msg"), accountId, messageId, `k-${messageId}`],
+    );
+  const mine = (await part(a.accountId, seededA.messageId)).rows[0].id;
+  const theirs = (await part(b.accountId, seededB.messageId)).rows[0].id;
+  const reply = await client.get(`/messages/${mine}`);
+  expect(reply.status).toBe(303);
+  expect(reply.location).toBe(`/messages/${seededA.messageId}`);
+  const unknown = await client.get(`/messages/${newId("msg")}`);
+  const foreign = await client.get(`/messages/${theirs}`);
+  expect(foreign.status).toBe(404);
+  expect(foreign.body).toBe(unknown.body);
+});
+
 it("revoking B's key is a 404 like an unknown key, and B's key stays active", async () => {
   const page = await client.get("/settings/api-keys");
   const unknown = await client.post(`/settings/api-keys/${newId("key")}/revoke`, {}, page);

@@ -1,3 +1,4 @@
+import { signIn } from "../src/security/sign-in";
 import { Client, csrfOf, startTestDashboard, type TestAccount, type TestDashboard } from "./harness";
 
 // One load balancer in front (TRUST_PROXY_HOPS=1): the client address is the last
@@ -63,5 +64,46 @@ describe("sign-in lockout per client address", () => {
       "SELECT ip FROM dashboard_login_attempts WHERE email = 'recorded@example.com'",
     );
     expect(rows).toEqual([{ ip: "192.0.2.99" }]);
+  });
+
+  it("counts an IPv6 client by its /64: a new address of the same /64 is no fresh bucket", async () => {
+    for (let i = 1; i <= 4; i++)
+      expect(
+        (await signInFrom(`2001:db8:7:7::${i}`, { email: `v6-${i}@example.com`, password: "guess" })).status,
+      ).toBe(401);
+    expect((await signInFrom("2001:db8:7:7:ffff::9", acme)).status).toBe(429);
+    expect((await signInFrom("2001:db8:7:8::1", acme)).status).toBe(303);
+  });
+
+  it("holds no database connection while scrypt runs", async () => {
+    const pool = t.db.pool;
+    let checkedOut = 0;
+    const events: string[] = [];
+    const acquired = () => {
+      checkedOut++;
+      events.push("acquire");
+    };
+    const released = () => {
+      checkedOut--;
+      if (checkedOut === 0) events.push("all-released");
+    };
+    pool.on("acquire", acquired);
+    pool.on("release", released);
+    try {
+      const result = await signIn(
+        t.db.prisma,
+        { email: acme.email, password: acme.password, ip: "192.0.2.200" },
+        { attempts: 5, windowMs: 60_000, ipAttempts: 30 },
+      );
+      expect(result.outcome).toBe("signed-in");
+    } finally {
+      pool.off("acquire", acquired);
+      pool.off("release", released);
+    }
+    // The count (one transaction), every connection back, then the success written: the hash
+    // ran in between with nothing checked out. On one transaction for all, there is no gap.
+    const firstGap = events.indexOf("all-released");
+    expect(firstGap).toBeGreaterThan(0);
+    expect(events.indexOf("acquire", firstGap)).toBeGreaterThan(firstGap);
   });
 });

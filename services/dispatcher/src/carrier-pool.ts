@@ -1,5 +1,6 @@
 import type { Carrier, PrismaClient } from "@sms/db";
 import type { Logger } from "@sms/logger";
+import { needsSealing, openCarrierPassword, sealCarrierPassword, type SecretBox } from "@sms/secret-box";
 import { SmppClient } from "@sms/smpp";
 import { carriersFor, type RouteEntry } from "./routing";
 
@@ -16,6 +17,8 @@ export type CarrierRow = Pick<
   | "transmitterBinds"
   | "windowSize"
   | "submitsPerSecond"
+  | "receiptIdForm"
+  | "gsm7Encoding"
 >;
 
 const CARRIER_FIELDS = {
@@ -24,11 +27,14 @@ const CARRIER_FIELDS = {
   port: true,
   systemId: true,
   password: true,
+  passwordSealed: true,
   systemType: true,
   useTls: true,
   transmitterBinds: true,
   windowSize: true,
   submitsPerSecond: true,
+  receiptIdForm: true,
+  gsm7Encoding: true,
 } as const;
 
 interface CarrierBinds {
@@ -41,6 +47,8 @@ interface CarrierBinds {
 export interface CarrierPoolOptions {
   responseTimeoutMs: number;
   enquireLinkIntervalMs: number;
+  /** Opens (and seals) the carriers' passwords: SECRET_ENCRYPTION_KEY. */
+  box: SecretBox;
 }
 
 /**
@@ -59,7 +67,13 @@ export class CarrierPool {
   ) {}
 
   async refresh(): Promise<void> {
-    const carriers = await this.prisma.carrier.findMany({ where: { enabled: true }, select: CARRIER_FIELDS });
+    const rows = await this.prisma.carrier.findMany({ where: { enabled: true }, select: CARRIER_FIELDS });
+    await this.sealPasswordsInClear(rows);
+    // The password in clear, for the binds (and their fingerprint: a fresh seal must not rebind).
+    const carriers: CarrierRow[] = rows.map((row) => {
+      const { passwordSealed: _sealed, ...carrier } = row;
+      return { ...carrier, password: openCarrierPassword(this.options.box, row) };
+    });
     // Ordered by carrier id so equal prefix and priority break ties as `admin route list --for` shows them.
     const routes = await this.prisma.route.findMany({
       where: { enabled: true },
@@ -70,9 +84,13 @@ export class CarrierPool {
     const wanted = new Set<string>();
     for (const carrier of carriers) {
       wanted.add(carrier.id);
-      const fingerprint = JSON.stringify(carrier);
+      // What the binds are made of: a changed receipt_id_form or gsm7_encoding is taken without a rebind.
+      const fingerprint = JSON.stringify({ ...carrier, receiptIdForm: undefined, gsm7Encoding: undefined });
       const existing = this.binds.get(carrier.id);
-      if (existing?.fingerprint === fingerprint) continue;
+      if (existing?.fingerprint === fingerprint) {
+        existing.carrier = carrier;
+        continue;
+      }
       if (existing) await this.closeBinds(existing);
       this.binds.set(carrier.id, { carrier, fingerprint, clients: this.openBinds(carrier), next: 0 });
     }
@@ -119,6 +137,25 @@ export class CarrierPool {
         ];
       }),
     );
+  }
+
+  /**
+   * Carrier passwords are sealed at rest (issue 19 item 15), and only a service holding the key
+   * can seal: this is the data migration of 20261125130000 and it runs on every refresh, so a
+   * password written in clear (an admin CLI without the key, plain SQL) is sealed within one.
+   * The update matches the clear value it read, so a newer write in between is not lost.
+   */
+  private async sealPasswordsInClear(
+    rows: ReadonlyArray<Pick<Carrier, "id" | "password" | "passwordSealed">>,
+  ) {
+    for (const row of rows.filter(needsSealing)) {
+      const sealed = sealCarrierPassword(this.options.box, row.id, row.password);
+      const { count } = await this.prisma.carrier.updateMany({
+        where: { id: row.id, password: row.password, passwordSealed: row.passwordSealed },
+        data: { password: "", passwordSealed: sealed },
+      });
+      if (count === 1) this.logger.info("sealed a carrier password stored in clear", { carrierId: row.id });
+    }
   }
 
   async close(): Promise<void> {

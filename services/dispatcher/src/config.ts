@@ -5,8 +5,25 @@ const DispatcherSettings = z.object({
   ...commonSettings,
   /** Port of /healthz and /readyz. */
   PORT: envInt(3020, 0, 65535),
-  /** Messages dispatched in parallel by this process (they mostly wait on carrier windows). */
-  DISPATCH_CONCURRENCY: envInt(200, 1, 5000),
+  /**
+   * Dispatch jobs (batches of up to 100 messages of one account) run in parallel per class:
+   * each class has slots of its own, so the weights are these numbers and no class starves.
+   */
+  DISPATCH_CONCURRENCY_HIGH: envInt(24, 1, 1000),
+  DISPATCH_CONCURRENCY_NORMAL: envInt(16, 1, 1000),
+  DISPATCH_CONCURRENCY_BULK: envInt(8, 1, 1000),
+  /** Tries of a message that end in "retry later" before it is left to the scheduler's reconciler. */
+  DISPATCH_MAX_ATTEMPTS: envInt(10, 1, 100),
+  /** Wait before a message's first retry, doubled on each further one (capped at 5 minutes). */
+  DISPATCH_RETRY_BASE_MS: envInt(1000, 10, 300_000),
+  /** How long a job's claim on its messages lasts (a dead job's messages go back to the reconciler after it). */
+  DISPATCH_CLAIM_TTL_MS: envInt(600_000, 10_000, 86_400_000),
+  /**
+   * Submits of one segment left without an answer (response timeout, lost connection, crash) before
+   * its message fails CARRIER_TIMEOUT: each may be a copy on the handset. Counted on the segment, so
+   * retries, the reconciler and restarts never start it over.
+   */
+  SEGMENT_MAX_UNANSWERED_SUBMITS: envInt(3, 1, 20),
   /** How long a submit_sm waits for its response before its outcome counts as unknown. */
   SUBMIT_TIMEOUT_MS: envInt(10000, 100, 120000),
   /** enquire_link period on every bind. */

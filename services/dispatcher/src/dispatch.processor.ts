@@ -6,9 +6,12 @@ import type { SecretBox } from "@sms/secret-box";
 import { splitMessage, type SmsPart } from "@sms/sms-encoding";
 import { describeStatus, isOutcomeUnknown, NotBoundError } from "@sms/smpp";
 import type { CarrierPool, CarrierRow } from "./carrier-pool";
+import { canCarry, encodeForCarrier, type Gsm7Encoding } from "./carrier-encoding";
 import type { Batcher } from "@sms/db";
+import { receiptKeyForSubmit, type ReceiptIdForm } from "@sms/receipts";
 import {
   failMessage,
+  failUnanswered,
   markNotSent,
   markSent,
   type DispatchMessage,
@@ -30,14 +33,19 @@ export interface DispatchContext {
   retryLimit: number;
   /** First back-off after a throttled answer, doubled each time. */
   backoffMs: number;
-  /** Batched reads of the messages concurrent jobs dispatch (one statement per batch). */
-  loads: Batcher<string, LoadedMessage | undefined>;
+  /** Submits of one segment with no answer (fate unknown) before its message fails CARRIER_TIMEOUT. */
+  maxUnansweredSubmits: number;
+  /** Counts a submit accepted without a message_id. */
+  onAcceptedWithoutId?: (carrierId: string) => void;
   /** Group-committed writes (see Batcher); a mark answers false when the message is no longer queued. */
   marks: Batcher<SubmittingMark, boolean>;
   records: Batcher<SubmitRecord>;
 }
 
-/** Thrown to make BullMQ retry the job later (its attempts and backoff apply). */
+/** A message's class in a carrier window's queue of submits (RequestWindow: weighted 6 : 3 : 1). */
+const WINDOW_CLASS = { high: 0, normal: 1, bulk: 2 } as const;
+
+/** Thrown to have the message tried again later (a delayed job with a growing back-off). */
 export class RetryLater extends Error {
   override readonly name = "RetryLater";
 }
@@ -51,17 +59,17 @@ type SegmentOutcome =
   | { kind: "no-longer-queued" };
 
 /**
- * Sends one queued message: every segment not yet with a carrier is submitted, on
- * the first carrier of its route that is up and takes it. Idempotent: a segment the
- * carrier accepted is never submitted again; one left 'submitting' by a crash (its
- * outcome unknown) is submitted again — the only duplicates we allow.
+ * Sends one queued message (loaded by its batch; its account's pace already taken): every
+ * segment not yet with a carrier is submitted, on the first carrier of its route that is up
+ * and takes it. Idempotent: a segment the carrier accepted is never submitted again; one left
+ * 'submitting' by a crash (its outcome unknown) is submitted again — the only duplicates we
+ * allow. Throws RetryLater when it should be tried again later.
  */
 export async function dispatchMessage(
   ctx: DispatchContext,
-  messageId: string,
+  message: LoadedMessage,
 ): Promise<"sent" | "failed" | "skipped"> {
-  const message = await ctx.loads.add(messageId);
-  if (!message || message.status !== "queued") return "skipped";
+  if (message.status !== "queued") return "skipped";
   // An OTP message stores a redacted body; the text to send is sealed beside it.
   const text = message.otpId
     ? message.bodySealed && openOtpText(ctx.box, message.otpId, message.bodySealed)
@@ -82,9 +90,25 @@ export async function dispatchMessage(
     await failMessage(ctx.pool, message.id, null, "SEGMENT_FAILED", "A segment failed for good.");
     return "failed";
   }
+  // A segment still 'submitting' went out last time with no answer: one more unknown fate.
+  // The count is the segment's, persisted: no job, reconciler cycle or restart starts it over.
+  for (const segment of message.segments) {
+    const unanswered = segment.unanswered + (segment.status === "submitting" ? 1 : 0);
+    if (unanswered >= ctx.maxUnansweredSubmits) {
+      await failUnanswered(ctx.pool, message.id, segment.seq, unanswered);
+      return "failed";
+    }
+  }
   if (todo.length > 0) {
-    const withCarrier = message.segments.find((s) => s.status === "submitted" || s.status === "delivered");
-    // Parts of one message stay on one carrier once any part was accepted (concatenation).
+    // Parts of one message stay on one carrier once any part was accepted (concatenation),
+    // and a part whose fate is unknown stays on its carrier: resent there, never failed over
+    // (another carrier would deliver a second copy of what the first may have sent).
+    const withCarrier = message.segments.find(
+      (s) =>
+        s.status === "submitted" ||
+        s.status === "delivered" ||
+        ((s.status === "submitting" || s.unanswered > 0) && s.carrierId !== null),
+    );
     let candidates = ctx.carriers.candidates(message.to);
     if (withCarrier?.carrierId) candidates = candidates.filter((c) => c.id === withCarrier.carrierId);
     if (candidates.length === 0) {
@@ -93,7 +117,18 @@ export async function dispatchMessage(
       await failMessage(ctx.pool, message.id, null, "NO_ROUTE", `No carrier route covers ${message.to}.`);
       return "failed";
     }
-    await waitForCapacity(ctx.limiter, `mps:${message.accountId}`, message.messagesPerSecond);
+    // A carrier whose data_coding 0 is Latin-1 cannot carry Greek capitals or € in the parts we charged for.
+    candidates = candidates.filter((c) => canCarry(parts, c.gsm7Encoding as Gsm7Encoding));
+    if (candidates.length === 0) {
+      await failMessage(
+        ctx.pool,
+        message.id,
+        null,
+        "ENCODING_UNSUPPORTED",
+        "No carrier on the route can carry this text in its data_coding 0 alphabet.",
+      );
+      return "failed";
+    }
     // The last segment's record also moves the message to sent, in the same transaction.
     const result = await submitOnFirstCarrier(ctx, candidates, message, parts, todo, Boolean(withCarrier));
     return result === "done" ? "sent" : result;
@@ -179,7 +214,8 @@ async function submitSegment(
     let status: number;
     let carrierMessageId: string | undefined;
     try {
-      const response = await client.submit(buildSubmitSm(message, part));
+      const pdu = buildSubmitSm(message, encodeForCarrier(part, carrier.gsm7Encoding as Gsm7Encoding));
+      const response = await client.submit(pdu, WINDOW_CLASS[message.priority]);
       status = response.command_status;
       carrierMessageId = response.message_id;
     } catch (error) {
@@ -195,17 +231,16 @@ async function submitSegment(
     }
     const verdict = classifySubmitStatus(status);
     if (verdict.kind === "accepted") {
-      if (!carrierMessageId)
-        return {
-          kind: "permanent",
-          errorCode: "SMPP_NO_MESSAGE_ID",
-          errorMessage: "The carrier accepted the segment without a message_id.",
-        };
+      // Accepted is accepted: without an id it is sent all the same; no receipt can match it,
+      // and the receipt timeout (docs/decisions.md#delivery-truth-issue-17) ends it.
+      const id = carrierMessageId?.trim() || null;
+      if (!id) ctx.onAcceptedWithoutId?.(carrier.id);
       await ctx.records.add({
         messageId: message.id,
         seq,
         carrierId: carrier.id,
-        carrierMessageId,
+        carrierMessageId: id,
+        receiptKey: id === null ? null : receiptKeyForSubmit(id, carrier.receiptIdForm as ReceiptIdForm),
         completesMessage,
       });
       return { kind: "accepted" };

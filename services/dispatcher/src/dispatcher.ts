@@ -1,18 +1,27 @@
 import { createDatabase } from "@sms/db";
 import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
-import { openWorker, QUEUES, type DispatchJob, type Job } from "@sms/queues";
-import { createRateLimiter } from "@sms/rate-limit";
+import {
+  createDispatchProducer,
+  DISPATCH_QUEUES,
+  openWorker,
+  PRIORITIES,
+  type DispatchJob,
+  type Job,
+  type Priority,
+} from "@sms/queues";
+import { createPacer, createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { closeWorkerWithin, settlesWithin } from "@sms/service-runtime";
 import { Batcher } from "@sms/db";
 import { CarrierPool } from "./carrier-pool";
 import type { DispatcherConfig } from "./config";
-import { dispatchMessage, type DispatchContext } from "./dispatch.processor";
+import { AccountRates } from "./account-rates";
+import { dispatchBatch, type BatchContext } from "./dispatch-batch.processor";
 import { DispatcherMetrics } from "./metrics";
 import { INSTANCE_NAME } from "./instance";
-import { loadMessages, markSubmitting, recordSubmitted } from "./segments.sql";
+import { markSubmitting, recordSubmitted } from "./segments.sql";
 
 export interface RunningDispatcher {
   port: number;
@@ -21,7 +30,7 @@ export interface RunningDispatcher {
   stop(): Promise<void>;
 }
 
-/** Starts the sms.dispatch worker with its carrier binds and health port. */
+/** Starts the dispatch workers (one per class) with their carrier binds and health port. */
 export async function startDispatcher(config: DispatcherConfig, logger: Logger): Promise<RunningDispatcher> {
   const database = createDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
@@ -31,9 +40,11 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   });
   const redis = createRedis(config.REDIS_URL, "command");
   const queueConnection = createRedis(config.REDIS_URL, "queue");
+  const box = createSecretBox(config.SECRET_ENCRYPTION_KEY);
   const carriers = new CarrierPool(database.prisma, logger, {
     responseTimeoutMs: config.SUBMIT_TIMEOUT_MS,
     enquireLinkIntervalMs: config.ENQUIRE_LINK_INTERVAL_MS,
+    box,
   });
   await carriers.refresh();
   const refreshTimer = setInterval(() => {
@@ -41,15 +52,25 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
       .refresh()
       .catch((error: unknown) => logger.warn("carrier refresh failed", { error: String(error) }));
   }, config.CARRIER_REFRESH_MS);
-  const context: DispatchContext = {
+  const queueContext = { connection: queueConnection, prefix: config.REDIS_PREFIX };
+  const producer = createDispatchProducer(queueContext, { claimTtlMs: config.DISPATCH_CLAIM_TTL_MS });
+  const metrics = new DispatcherMetrics(carriers);
+  const context: BatchContext = {
     pool: database.pool,
     carriers,
     limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
+    pacer: createPacer(redis, config.REDIS_PREFIX),
+    accountRates: new AccountRates(database.pool),
+    producer,
     logger,
-    box: createSecretBox(config.SECRET_ENCRYPTION_KEY),
+    box,
     retryLimit: config.SUBMIT_RETRY_LIMIT,
     backoffMs: config.THROTTLE_BACKOFF_MS,
-    loads: new Batcher((ids) => loadMessages(database.pool, ids), { maxBatch: 500, maxConcurrent: 2 }),
+    maxUnansweredSubmits: config.SEGMENT_MAX_UNANSWERED_SUBMITS,
+    onAcceptedWithoutId: (carrierId) => metrics.countAcceptedWithoutId(carrierId),
+    claimTtlMs: config.DISPATCH_CLAIM_TTL_MS,
+    maxAttempts: config.DISPATCH_MAX_ATTEMPTS,
+    retryBaseMs: config.DISPATCH_RETRY_BASE_MS,
     marks: new Batcher((marks) => markSubmitting(database.pool, marks, INSTANCE_NAME), {
       maxBatch: 500,
       maxConcurrent: 2,
@@ -59,29 +80,43 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
       maxConcurrent: 2,
     }),
   };
-  const metrics = new DispatcherMetrics(carriers);
-  const worker = openWorker<DispatchJob>(
-    { connection: queueConnection, prefix: config.REDIS_PREFIX },
-    QUEUES.smsDispatch,
-    async (job: Job<DispatchJob>) => dispatchMessage(context, job.data.messageId),
-    {
-      concurrency: config.DISPATCH_CONCURRENCY,
-      lockDuration: config.DISPATCH_LOCK_MS,
-      stalledInterval: config.DISPATCH_STALLED_CHECK_MS,
-      // A job whose dispatcher died is taken over, never dropped: the dispatcher is idempotent.
-      maxStalledCount: 1000,
-    },
-  );
-  metrics.queues.instrumentWorker(worker, { connection: queueConnection, prefix: config.REDIS_PREFIX });
-  worker.on("failed", (job, error) => {
-    logger.warn("dispatch attempt failed; BullMQ retries it", {
-      message_id: job?.data.messageId,
-      attempt: job?.attemptsMade,
-      error: error.message,
+  const concurrency: Record<Priority, number> = {
+    high: config.DISPATCH_CONCURRENCY_HIGH,
+    normal: config.DISPATCH_CONCURRENCY_NORMAL,
+    bulk: config.DISPATCH_CONCURRENCY_BULK,
+  };
+  // One worker per class, each with slots of its own: the classes are weighted by their
+  // slots, so a campaign in bulk never takes the slots an OTP needs, and bulk never starves.
+  const workers = PRIORITIES.map((priority) => {
+    const worker = openWorker<DispatchJob>(
+      queueContext,
+      DISPATCH_QUEUES[priority],
+      async (job: Job<DispatchJob>) => {
+        const outcome = await dispatchBatch(context, job, priority);
+        metrics.countBatch(priority, outcome);
+        return outcome;
+      },
+      {
+        concurrency: concurrency[priority],
+        lockDuration: config.DISPATCH_LOCK_MS,
+        stalledInterval: config.DISPATCH_STALLED_CHECK_MS,
+        // A job whose dispatcher died is taken over, never dropped: the dispatcher is idempotent.
+        maxStalledCount: 1000,
+      },
+    );
+    metrics.queues.instrumentWorker(worker, queueContext);
+    worker.on("failed", (job, error) => {
+      logger.warn("dispatch job failed; BullMQ retries it", {
+        job_id: job?.id,
+        messages: job?.data.messageIds.length,
+        attempt: job?.attemptsMade,
+        error: error.message,
+      });
     });
+    // Without a listener BullMQ prints these raw to stderr ("could not renew lock" when starved).
+    worker.on("error", (error) => logger.warn("dispatch worker error", { error: error.message }));
+    return worker;
   });
-  // Without a listener BullMQ prints these raw to stderr ("could not renew lock" when starved).
-  worker.on("error", (error) => logger.warn("dispatch worker error", { error: error.message }));
   let stopping = false;
   const health = await startHealthServer(
     config.PORT,
@@ -104,11 +139,14 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
       const left = () => Math.max(1000, deadline - Date.now());
       // Jobs still running at the bound are handed back: another dispatcher takes them over
       // once their lock lapses (a segment left 'submitting' may then go to the carrier again).
-      if (!(await closeWorkerWithin(worker, config.SHUTDOWN_TIMEOUT_MS)))
-        logger.warn("dispatches still running at the shutdown bound; handed back");
+      const closed = await Promise.all(
+        workers.map((worker) => closeWorkerWithin(worker, config.SHUTDOWN_TIMEOUT_MS)),
+      );
+      if (closed.includes(false)) logger.warn("dispatches still running at the shutdown bound; handed back");
       // Unbinding waits for the submits on the wire; a carrier that does not answer must not hold the exit.
       await settlesWithin(carriers.close(), left());
       await health.close();
+      await producer.close().catch(() => undefined);
       // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
       queueConnection.disconnect();
       redis.disconnect();

@@ -1,18 +1,34 @@
-import { MetricsRegistry, QueueMetrics, SmppMetrics } from "@sms/metrics";
+import { labeledCounter, MetricsRegistry, QueueMetrics, SmppMetrics } from "@sms/metrics";
+import type { Priority } from "@sms/queues";
 import type { CarrierPool } from "./carrier-pool";
+import type { BatchOutcome } from "./dispatch-batch.processor";
 
-/** What the dispatcher reports on /metrics: the sms.dispatch worker, carrier binds and windows, the process. */
+/** What the dispatcher reports on /metrics: the dispatch workers, carrier binds and windows, the process. */
 export class DispatcherMetrics {
   readonly registry: MetricsRegistry;
   readonly contentType: string;
   readonly queues: QueueMetrics;
   readonly smpp: SmppMetrics;
+  private readonly messages;
+  private readonly acceptedWithoutId;
 
   constructor(carriers: Pick<CarrierPool, "status">, registry = new MetricsRegistry()) {
     this.registry = registry;
     this.contentType = registry.contentType;
     this.queues = new QueueMetrics(registry);
     this.smpp = new SmppMetrics(registry);
+    this.messages = labeledCounter(
+      registry,
+      "sms_dispatch_messages_total",
+      "Messages of dispatch jobs by class and outcome: sent, failed, skipped (no longer queued, or held by another job), deferred (their account's turn comes later), retried",
+      ["priority", "outcome"],
+    );
+    this.acceptedWithoutId = labeledCounter(
+      registry,
+      "sms_dispatch_accepted_without_id_total",
+      "Segments a carrier accepted (submit_sm_resp ESME_ROK) with an empty message_id: sent, but no receipt can match them",
+      ["carrier_id"],
+    );
     this.smpp.watchCarrierBinds("transmitter", () =>
       Object.entries(carriers.status()).map(([carrierId, status]) => ({
         carrierId,
@@ -22,6 +38,17 @@ export class DispatcherMetrics {
         window: status.window,
       })),
     );
+  }
+
+  /** Counts what one dispatch job did with its messages. */
+  countBatch(priority: Priority, outcome: BatchOutcome): void {
+    for (const [name, count] of Object.entries(outcome))
+      if (count > 0) this.messages.inc({ priority, outcome: name }, count);
+  }
+
+  /** Counts a segment accepted without a message_id. */
+  countAcceptedWithoutId(carrierId: string): void {
+    this.acceptedWithoutId.inc({ carrier_id: carrierId });
   }
 
   /** The /metrics text. */

@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { inTransaction, retryOnDeadlock } from "@sms/db";
 import { applyTransition, applyTransitions } from "@sms/message-state";
-import { matchPendingReceiptsFor } from "@sms/receipts";
+import type { Priority } from "@sms/queues";
+import { matchPendingReceiptsFor, receiptLockKey } from "@sms/receipts";
 
 export interface DispatchMessage {
   id: string;
@@ -15,12 +16,15 @@ export interface DispatchMessage {
   status: string;
   segmentCount: number;
   messagesPerSecond: number;
+  priority: Priority;
 }
 
 export interface SegmentRow {
   seq: number;
   status: "pending" | "submitting" | "submitted" | "delivered" | "failed";
   carrierId: string | null;
+  /** Submits whose fate is unknown so far, not counting a 'submitting' one left by a timeout or crash. */
+  unanswered: number;
 }
 
 /** A message to dispatch with its segment rows so far. */
@@ -28,13 +32,13 @@ export type LoadedMessage = DispatchMessage & { segments: SegmentRow[] };
 
 /**
  * The messages, their account's messages/s and their segment rows so far: one read for
- * a batch of concurrent jobs (no write). Answers in `ids` order; undefined for an unknown id.
+ * a dispatch job's batch (no write). Answers in `ids` order; undefined for an unknown id.
  */
 export async function loadMessages(pool: pg.Pool, ids: string[]): Promise<Array<LoadedMessage | undefined>> {
   const { rows } = await pool.query({
     name: "dispatch-load-messages",
-    text: `SELECT m.id, m.account_id, m.to_number, m.sender_id, m.body, m.body_sealed, m.otp_id, m.status, m.segment_count, a.messages_per_second,
-                  COALESCE((SELECT json_agg(json_build_object('seq', s.seq, 'status', s.status, 'carrierId', s.carrier_id) ORDER BY s.seq)
+    text: `SELECT m.id, m.account_id, m.to_number, m.sender_id, m.body, m.body_sealed, m.otp_id, m.status, m.segment_count, m.priority::text AS priority, a.messages_per_second,
+                  COALESCE((SELECT json_agg(json_build_object('seq', s.seq, 'status', s.status, 'carrierId', s.carrier_id, 'unanswered', s.unanswered_submits) ORDER BY s.seq)
                             FROM message_segments s WHERE s.message_id = m.id), '[]') AS segments
            FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = ANY($1::text[])`,
     values: [ids],
@@ -54,6 +58,7 @@ export async function loadMessages(pool: pg.Pool, ids: string[]): Promise<Array<
         status: row.status,
         segmentCount: row.segment_count,
         messagesPerSecond: row.messages_per_second,
+        priority: row.priority,
       },
     ]),
   );
@@ -73,7 +78,10 @@ export interface SubmittingMark {
  * rows are share-locked in the same statement, so a concurrent change of status (the
  * OTP sweep failing an expired code's SMS takes the row FOR UPDATE) either commits first
  * and the mark is refused, or waits until the segment reads 'submitting' and then leaves
- * the message alone. `submittedBy` names this process on the segment row.
+ * the message alone. `submittedBy` names this process on the segment row. A segment still
+ * 'submitting' was last submitted with no answer (a response timeout, a lost connection, a
+ * crash): its unanswered_submits counts it, persisted across jobs, reconciler cycles and
+ * restarts (dispatchMessage stops at SEGMENT_MAX_UNANSWERED_SUBMITS).
  */
 export async function markSubmitting(
   pool: pg.Pool,
@@ -87,10 +95,11 @@ export async function markSubmitting(
            ), queued AS (
              SELECT id FROM messages WHERE id IN (SELECT message_id FROM t) AND status = 'queued' ORDER BY id FOR SHARE
            )
-           INSERT INTO message_segments (message_id, seq, status, attempts, carrier_id, submitted_by)
-           SELECT t.message_id, t.seq, 'submitting', 1, t.carrier_id, $4 FROM t JOIN queued ON queued.id = t.message_id
+           INSERT INTO message_segments (message_id, seq, status, attempts, carrier_id, submitted_by, submit_started_at)
+           SELECT t.message_id, t.seq, 'submitting', 1, t.carrier_id, $4, now() FROM t JOIN queued ON queued.id = t.message_id
            ON CONFLICT (message_id, seq) DO UPDATE SET status = 'submitting', attempts = message_segments.attempts + 1,
-             carrier_id = EXCLUDED.carrier_id, submitted_by = EXCLUDED.submitted_by
+             unanswered_submits = message_segments.unanswered_submits + (message_segments.status = 'submitting')::int,
+             carrier_id = EXCLUDED.carrier_id, submitted_by = EXCLUDED.submitted_by, submit_started_at = now()
            WHERE message_segments.status IN ('pending', 'submitting')
            RETURNING message_id, seq`,
     values: [
@@ -116,7 +125,10 @@ export interface SubmitRecord {
   messageId: string;
   seq: number;
   carrierId: string;
-  carrierMessageId: string;
+  /** null: the carrier accepted it without a message_id (no receipt can match it). */
+  carrierMessageId: string | null;
+  /** The key its receipts will quote (receiptKeyForSubmit with the carrier's form); null without an id. */
+  receiptKey: string | null;
   /** The message's last outstanding segment: move it queued → sent in the same transaction. */
   completesMessage: boolean;
 }
@@ -134,7 +146,11 @@ export async function recordSubmitted(pool: pg.Pool, records: SubmitRecord[]): P
 }
 
 async function recordSubmittedOnce(pool: pg.Pool, records: SubmitRecord[]): Promise<void> {
-  const keys = [...new Set(records.map((r) => `${r.carrierId}:${r.carrierMessageId}`))].sort();
+  const keys = [
+    ...new Set(
+      records.flatMap((r) => (r.receiptKey === null ? [] : [receiptLockKey(r.carrierId, r.receiptKey)])),
+    ),
+  ].sort();
   // One clock for submitted_at and sent_at: receipts' done times are clamped to submitted_at,
   // so delivered_at can never come out earlier than sent_at.
   const at = new Date();
@@ -145,11 +161,14 @@ async function recordSubmittedOnce(pool: pg.Pool, records: SubmitRecord[]): Prom
       text: "SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n",
       values: [keys],
     });
-    await client.query({
+    // The trigger sets each row's receipt_key from the carriers table: pending receipts are looked
+    // up by that one (the same as ours unless the carrier's receipt_id_form changed meanwhile).
+    const recorded = await client.query<{ carrier_id: string; receipt_key: string | null }>({
       name: "dispatch-record-submitted",
       text: `UPDATE message_segments AS s SET status = 'submitted', carrier_id = t.carrier_id, carrier_message_id = t.carrier_message_id, submitted_at = $5
              FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS t(message_id, seq, carrier_id, carrier_message_id)
-             WHERE s.message_id = t.message_id AND s.seq = t.seq AND s.status IN ('pending', 'submitting')`,
+             WHERE s.message_id = t.message_id AND s.seq = t.seq AND s.status IN ('pending', 'submitting')
+             RETURNING s.carrier_id, s.receipt_key`,
       values: [
         records.map((r) => r.messageId),
         records.map((r) => r.seq),
@@ -165,7 +184,12 @@ async function recordSubmittedOnce(pool: pg.Pool, records: SubmitRecord[]): Prom
     );
     // Receipts that beat their submit response: one look-up for every form of every id. After
     // the move to sent, so the message's history still reads queued → sent → delivered.
-    await matchPendingReceiptsFor(client, records);
+    await matchPendingReceiptsFor(
+      client,
+      recorded.rows
+        .filter((row) => row.receipt_key !== null)
+        .map((row) => ({ carrierId: row.carrier_id, receiptKey: row.receipt_key! })),
+    );
   });
 }
 
@@ -185,6 +209,33 @@ export async function failMessage(
       );
     }
     await applyTransition(client, { messageId, to: "failed", at: new Date(), errorCode, errorMessage });
+  });
+}
+
+/**
+ * A segment submitted SEGMENT_MAX_UNANSWERED_SUBMITS times without an answer: its message fails
+ * with CARRIER_TIMEOUT. No credits back: the carrier may have taken it (the transition runs
+ * while the segment still reads 'submitting', which the refund rule counts as reached).
+ */
+export async function failUnanswered(
+  pool: pg.Pool,
+  messageId: string,
+  seq: number,
+  submits: number,
+): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await applyTransition(client, {
+      messageId,
+      to: "failed",
+      at: new Date(),
+      errorCode: "CARRIER_TIMEOUT",
+      errorMessage: `The carrier answered none of ${submits} submits of segment ${seq}.`,
+    });
+    await client.query(
+      `UPDATE message_segments SET status = 'failed', error_code = 'CARRIER_TIMEOUT', done_at = now(),
+         unanswered_submits = $3 WHERE message_id = $1 AND seq = $2 AND status IN ('pending', 'submitting')`,
+      [messageId, seq, submits],
+    );
   });
 }
 

@@ -16,6 +16,12 @@ export interface CarrierSpec {
   port?: number;
   priority?: number;
   prefix?: string;
+  /** @defaultValue 20 */
+  windowSize?: number;
+  /** @defaultValue 2 */
+  transmitterBinds?: number;
+  /** @defaultValue "as_is" */
+  receiptIdForm?: "as_is" | "hex" | "decimal";
 }
 
 /** A simulator, a database with carriers and routes, an acceptor and a dispatcher, all real. */
@@ -25,6 +31,9 @@ export interface DispatchWorld {
   simulator: CarrierSimulator;
   dispatcher: RunningDispatcher;
   accountId: string;
+  acceptance: Acceptance;
+  /** Another account with the ACME sender id and plenty of credits; @defaultValue messagesPerSecond 100000 */
+  createAccount(options?: { messagesPerSecond?: number }): Promise<string>;
   send(to: string, text: string): Promise<PreparedMessage>;
   waitForStatus(messageId: string, statuses: string[], timeoutMs?: number): Promise<string>;
   stop(): Promise<void>;
@@ -54,9 +63,10 @@ export async function startDispatchWorld(
         port: carrier.port ?? simulator.smppPort,
         systemId: "platform",
         password: "secret",
-        windowSize: 20,
+        windowSize: carrier.windowSize ?? 20,
         submitsPerSecond: 10000,
-        transmitterBinds: 2,
+        transmitterBinds: carrier.transmitterBinds ?? 2,
+        receiptIdForm: carrier.receiptIdForm ?? "as_is",
       },
     });
     await db.prisma.route.create({
@@ -82,7 +92,7 @@ export async function startDispatchWorld(
       },
     },
   });
-  const logger = createLogger("dispatch-test", "error");
+  const logger = createLogger("dispatch-test", (process.env.TEST_LOG_LEVEL as "error") ?? "error");
   const queueConnection: Redis = createRedis(world.redisUrl, "queue");
   const producer: DispatchProducer = createDispatchProducer({
     connection: queueConnection,
@@ -113,6 +123,20 @@ export async function startDispatchWorld(
     simulator,
     dispatcher,
     accountId,
+    acceptance,
+    async createAccount({ messagesPerSecond = 100000 } = {}) {
+      const id = newId("acc");
+      await db.prisma.account.create({
+        data: {
+          id,
+          name: `account ${id}`,
+          balance: 100000n,
+          messagesPerSecond,
+          senderIds: { create: [{ id: newId("snd"), value: "ACME" }] },
+        },
+      });
+      return id;
+    },
     send: (to, text) =>
       acceptance.acceptor.acceptOne(
         { id: accountId, senderIds: new Set(["ACME"]) },

@@ -31,7 +31,7 @@ describe("a message that is no longer queued is never submitted", () => {
       box: createSecretBox(w.world.env.SECRET_ENCRYPTION_KEY!),
       retryLimit: 2,
       backoffMs: 10,
-      loads: new Batcher((ids) => loadMessages(pool, ids), { maxBatch: 10, maxConcurrent: 1 }),
+      maxUnansweredSubmits: 3,
       marks: new Batcher((marks) => markSubmitting(pool, marks, "test:1"), {
         maxBatch: 10,
         maxConcurrent: 1,
@@ -43,6 +43,9 @@ describe("a message that is no longer queued is never submitted", () => {
     redis.disconnect();
     await w.stop();
   });
+
+  /** The message as its dispatch job loads it. */
+  const loaded = async (id: string) => (await loadMessages(w.db.pool, [id]))[0]!;
 
   /** A queued message that no job refers to (as a scheduled one just promoted, before its job exists). */
   async function queuedMessage(to: string): Promise<string> {
@@ -72,7 +75,7 @@ describe("a message that is no longer queued is never submitted", () => {
     try {
       await sweep.query("BEGIN");
       await sweep.query("SELECT 1 FROM messages WHERE id = $1 FOR NO KEY UPDATE", [id]);
-      const dispatching = dispatchMessage(ctx, id);
+      const dispatching = dispatchMessage(ctx, await loaded(id));
       // The dispatcher read the message (queued) and now waits on the row lock to mark its segment.
       await waitFor(
         async () =>
@@ -124,7 +127,7 @@ describe("a message that is no longer queued is never submitted", () => {
 
   it("still submits a queued message, recording the dispatcher that did", async () => {
     const id = await queuedMessage("+14155557004");
-    expect(await dispatchMessage(ctx, id)).toBe("sent");
+    expect(await dispatchMessage(ctx, await loaded(id))).toBe("sent");
     expect(w.simulator.messages({ to: "14155557004" })).toHaveLength(1);
     const { rows } = await w.db.pool.query(
       "SELECT submitted_by FROM message_segments WHERE message_id = $1",

@@ -31,7 +31,14 @@ it("a receipt that beat its submit response still leaves the history queued → 
   expect(early).toMatchObject({ outcome: "unmatched" });
 
   await recordSubmitted(db.pool, [
-    { messageId, seq: 1, carrierId: "fast", carrierMessageId: "C-1", completesMessage: true },
+    {
+      messageId,
+      seq: 1,
+      carrierId: "fast",
+      carrierMessageId: "C-1",
+      receiptKey: "C-1",
+      completesMessage: true,
+    },
   ]);
 
   const { rows } = await db.pool.query<{ status: string }>(

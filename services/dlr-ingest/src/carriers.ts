@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Carrier, PrismaClient } from "@sms/db";
+import { openCarrierPassword, type SecretBox } from "@sms/secret-box";
 
 /** What a receiver bind needs to know about a carrier (the generated Prisma type, trimmed). */
 export type CarrierEndpoint = Pick<
@@ -7,9 +8,9 @@ export type CarrierEndpoint = Pick<
   "id" | "host" | "port" | "systemId" | "password" | "systemType" | "useTls" | "receiverBinds"
 >;
 
-/** The enabled carriers, from the carriers table. */
-export async function loadEnabledCarriers(prisma: PrismaClient): Promise<CarrierEndpoint[]> {
-  return prisma.carrier.findMany({
+/** The enabled carriers, from the carriers table, with their passwords opened (sealed at rest). */
+export async function loadEnabledCarriers(prisma: PrismaClient, box: SecretBox): Promise<CarrierEndpoint[]> {
+  const rows = await prisma.carrier.findMany({
     where: { enabled: true },
     orderBy: { id: "asc" },
     select: {
@@ -18,10 +19,15 @@ export async function loadEnabledCarriers(prisma: PrismaClient): Promise<Carrier
       port: true,
       systemId: true,
       password: true,
+      passwordSealed: true,
       systemType: true,
       useTls: true,
       receiverBinds: true,
     },
+  });
+  return rows.map((row) => {
+    const { passwordSealed: _sealed, ...carrier } = row;
+    return { ...carrier, password: openCarrierPassword(box, row) };
   });
 }
 

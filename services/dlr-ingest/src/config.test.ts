@@ -1,5 +1,10 @@
+import crypto from "node:crypto";
 import { ConfigError } from "@sms/config";
-import { loadDlrIngestConfig } from "./config";
+import { loadDlrIngestConfig as loadWith } from "./config";
+
+/** The key is required (it opens the carriers' passwords); the other settings have defaults. */
+const KEY = { SECRET_ENCRYPTION_KEY: crypto.randomBytes(32).toString("base64") };
+const loadDlrIngestConfig = (env: Record<string, string>) => loadWith({ ...KEY, ...env });
 
 describe("loadDlrIngestConfig", () => {
   it("has the documented defaults", () => {
@@ -14,6 +19,10 @@ describe("loadDlrIngestConfig", () => {
   it("treats an empty HTTP_RECEIPT_TOKEN as unset and refuses a short one", () => {
     expect(loadDlrIngestConfig({ HTTP_RECEIPT_TOKEN: "" }).HTTP_RECEIPT_TOKEN).toBeUndefined();
     expect(() => loadDlrIngestConfig({ HTTP_RECEIPT_TOKEN: "short" })).toThrow(/HTTP_RECEIPT_TOKEN/);
+  });
+
+  it("requires SECRET_ENCRYPTION_KEY", () => {
+    expect(() => loadWith({})).toThrow(/SECRET_ENCRYPTION_KEY/);
   });
 
   it("names a bad setting", () => {

@@ -1,4 +1,5 @@
 import { commonSettings, envInt, loadConfig, z } from "@sms/config";
+import { encryptionKeySetting } from "@sms/secret-box";
 
 const MINUTE = 60_000;
 
@@ -21,6 +22,8 @@ const DlrIngestSettings = z.object({
     (value) => (value === "" ? undefined : value),
     z.string().min(16).optional(),
   ),
+  /** Opens the carriers' SMPP passwords, sealed at rest (the services' one key). */
+  SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
   /** enquire_link period on receiver binds, ms; 0 turns it off. */
   SMPP_ENQUIRE_LINK_MS: envInt(30_000, 0, 10 * MINUTE),
   /** How long our SMPP requests (bind, enquire_link, unbind) wait for their response, ms. */

@@ -4,6 +4,7 @@ import { Batcher } from "@sms/db";
 import { applyReceipts, type ReceiptInput, type ReceiptResult } from "@sms/receipts";
 import { CommandStatus, EsmClass, parseReceipt, parseReceiptDate, type DeliverSm } from "@sms/smpp";
 import type { DeliverSmHandler } from "./carrier-binds";
+import { doneDateHasSeconds } from "./done-date";
 import { INSTANCE_NAME } from "./instance";
 import type { Metrics } from "./metrics";
 
@@ -56,6 +57,7 @@ export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
         state: receipt.state,
         errorCode: receipt.err,
         doneAt: parseReceiptDate(receipt.doneDate),
+        doneAtHasSeconds: doneDateHasSeconds(receipt.doneDate),
         raw: rawOf(pdu, receipt),
         receivedBy: INSTANCE_NAME,
       });

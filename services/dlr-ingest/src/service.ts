@@ -3,6 +3,7 @@ import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { sweepUnmatched } from "@sms/receipts";
 import { CarrierBinds } from "./carrier-binds";
+import { createSecretBox } from "@sms/secret-box";
 import { loadEnabledCarriers } from "./carriers";
 import type { DlrIngestConfig } from "./config";
 import { createDeliverSmHandler } from "./deliver-sm.handler";
@@ -44,7 +45,8 @@ export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): P
   );
   const handleDeliverSm = createDeliverSmHandler({ pool, logger, metrics, isStopping: () => stopping });
 
-  const refreshCarriers = async () => binds.reconcile(await loadEnabledCarriers(database.prisma));
+  const box = createSecretBox(config.SECRET_ENCRYPTION_KEY);
+  const refreshCarriers = async () => binds.reconcile(await loadEnabledCarriers(database.prisma, box));
   const logLoopError = (what: string) => (error: unknown) =>
     logger.error(`${what} failed; trying again at the next interval`, {
       error: error instanceof Error ? error.message : String(error),

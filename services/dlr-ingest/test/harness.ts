@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import pg from "pg";
 import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
 import { createLogger } from "@sms/logger";
-import { lockCarrierMessageId, matchPendingReceipts, type ReceiptResult } from "@sms/receipts";
+import { lockCarrierMessageId, matchPendingReceipts, receiptKeyOf, type ReceiptResult } from "@sms/receipts";
 import {
   insertAccount,
   insertCarrier,
@@ -100,13 +100,16 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     const client = given ?? (await pool.connect());
     try {
       await client.query("BEGIN");
-      await lockCarrierMessageId(client, carrierId, carrierMessageId);
+      await lockCarrierMessageId(client, carrierId, receiptKeyOf(carrierMessageId)!);
       await client.query(
         `UPDATE message_segments SET status = 'submitted', carrier_message_id = $2, submitted_at = now()
          WHERE message_id = $1 AND seq = 1`,
         [messageId, carrierMessageId],
       );
-      const matched = await matchPendingReceipts(client, { carrierId, carrierMessageId });
+      const matched = await matchPendingReceipts(client, {
+        carrierId,
+        receiptKey: receiptKeyOf(carrierMessageId)!,
+      });
       await client.query("COMMIT");
       return matched;
     } finally {

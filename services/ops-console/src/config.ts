@@ -15,6 +15,10 @@ const OpsConsoleSettings = z.object({
   OPS_CONSOLE_PASSWORD_HASH: z
     .string()
     .refine(isPasswordHash, "expected scrypt$N$r$p$<salt>$<hash>, as `main.js hash-password` prints it"),
+  /** Failed sign-ins a client address may make before it has to wait (1 s, doubling with each further failure). */
+  OPS_CONSOLE_AUTH_FREE_FAILURES: envInt(5, 1, 1000),
+  /** The longest wait a failing address gets, in ms. */
+  OPS_CONSOLE_AUTH_MAX_DELAY_MS: envInt(300_000, 1000, 86_400_000),
   /** Hide Bull Board's retry, promote, clean and remove actions; set false to let operators act on jobs. */
   OPS_CONSOLE_READ_ONLY: envBoolean(true),
   /** Folder of @bull-board/ui; found in the workspace's node_modules when unset. */

@@ -1,3 +1,4 @@
+import http from "node:http";
 import { createLogger } from "@sms/logger";
 import { sampleValue } from "@sms/metrics";
 import { hashPassword } from "@sms/queue-board";
@@ -17,7 +18,7 @@ beforeAll(async () => {
   world = await createTestWorld();
   connection = createRedis(world.redisUrl, "queue");
   // Real jobs waiting in the platform's queue, under this test's prefix.
-  const dispatch = openQueue({ connection, prefix: world.redisPrefix }, QUEUES.smsDispatch);
+  const dispatch = openQueue({ connection, prefix: world.redisPrefix }, QUEUES.smsDispatchNormal);
   await dispatch.addBulk(
     ["msg_a", "msg_b", "msg_c"].map((messageId) => ({
       name: "dispatch",
@@ -62,7 +63,7 @@ describe("ops-console (real Redis, BullMQ, HTTP)", () => {
     expect(page.headers.get("content-type")).toMatch(/text\/html/);
     expect(await page.text()).toContain("SMS queues");
 
-    const api = await fetch(`${base}/api/queues?activeQueue=sms.dispatch&status=waiting&page=1`, {
+    const api = await fetch(`${base}/api/queues?activeQueue=sms.dispatch.normal&status=waiting&page=1`, {
       headers: { authorization },
     });
     expect(api.status).toBe(200);
@@ -70,7 +71,7 @@ describe("ops-console (real Redis, BullMQ, HTTP)", () => {
       queues: Array<{ name: string; counts: Record<string, number>; readOnlyMode: boolean; jobs: unknown[] }>;
     };
     expect(body.queues.map((q) => q.name).sort()).toEqual(Object.values(QUEUES).sort());
-    const dispatch = body.queues.find((q) => q.name === QUEUES.smsDispatch)!;
+    const dispatch = body.queues.find((q) => q.name === QUEUES.smsDispatchNormal)!;
     expect(dispatch.counts.waiting).toBe(3);
     expect(dispatch.jobs).toHaveLength(3);
     expect(body.queues.every((q) => q.readOnlyMode)).toBe(true);
@@ -80,8 +81,69 @@ describe("ops-console (real Redis, BullMQ, HTTP)", () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     const text = await (await fetch(`${base}/metrics`)).text();
-    expect(sampleValue(text, "sms_queue_jobs", { queue: QUEUES.smsDispatch, state: "waiting" })).toBe(3);
+    expect(sampleValue(text, "sms_queue_jobs", { queue: QUEUES.smsDispatchNormal, state: "waiting" })).toBe(
+      3,
+    );
     expect(sampleValue(text, "sms_queue_jobs", { queue: QUEUES.webhookDeliver, state: "waiting" })).toBe(0);
     expect(sampleValue(text, "sms_queue_jobs", { queue: QUEUES.smppDlrOut, state: "waiting" })).toBe(0);
+  });
+});
+
+describe("ops-console sign-in throttle (issue 19 item 8)", () => {
+  let throttled: RunningOpsConsole;
+  beforeAll(async () => {
+    const config = loadOpsConsoleConfig({
+      ...world.env,
+      PORT: "0",
+      HOST: "0.0.0.0",
+      OPS_CONSOLE_PASSWORD_HASH: await hashPassword(PASSWORD),
+      OPS_CONSOLE_AUTH_FREE_FAILURES: "3",
+    });
+    throttled = await startOpsConsole(config, createLogger("ops-console-test", "error"));
+  });
+  afterAll(() => throttled?.stop());
+
+  // From a chosen loopback address, so two clients can be told apart.
+  const get = (from: string, authorization: string) =>
+    new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+      const req = http.get(
+        {
+          host: "127.0.0.1",
+          port: throttled.port,
+          path: "/api/queues",
+          localAddress: from,
+          headers: { authorization },
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode!, retryAfter: res.headers["retry-after"] }));
+        },
+      );
+      req.on("error", reject);
+    });
+
+  it("answers 429 without a scrypt once an address has failed too often, even to the right password; other addresses still sign in", async () => {
+    const wrong = basic("ops", "wrong password");
+    // Parallel tries are counted as they start: only the free three get a hash.
+    const statuses = (await Promise.all(Array.from({ length: 20 }, () => get("127.0.0.2", wrong)))).map(
+      (r) => r.status,
+    );
+    expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(17);
+
+    const right = await get("127.0.0.2", basic("ops", PASSWORD));
+    expect(right.status).toBe(429);
+    expect(Number(right.retryAfter)).toBeGreaterThanOrEqual(1);
+
+    expect((await get("127.0.0.3", basic("ops", PASSWORD))).status).toBe(200);
+
+    // The wait is over: the right password passes, and clears the address's count.
+    const deadline = Date.now() + 5_000;
+    let status = 429;
+    while (status === 429 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      status = (await get("127.0.0.2", basic("ops", PASSWORD))).status;
+    }
+    expect(status).toBe(200);
   });
 });

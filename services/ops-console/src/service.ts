@@ -33,6 +33,8 @@ export async function startOpsConsole(config: OpsConsoleConfig, logger: Logger):
       user: config.OPS_CONSOLE_USER,
       passwordHash: config.OPS_CONSOLE_PASSWORD_HASH,
       realm: "SMS platform operations",
+      freeFailures: config.OPS_CONSOLE_AUTH_FREE_FAILURES,
+      maxDelayMs: config.OPS_CONSOLE_AUTH_MAX_DELAY_MS,
     }),
   );
   app.use(

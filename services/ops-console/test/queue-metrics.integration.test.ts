@@ -79,14 +79,14 @@ describe("queue metrics (real Redis and BullMQ)", () => {
     const registry = new MetricsRegistry({ defaultMetrics: false });
     const metrics = new QueueMetrics(registry);
     metrics.watchDepth("stuck", { getJobCounts: () => new Promise(() => undefined) });
-    const queue = openQueue(context, QUEUES.smsDispatch);
+    const queue = openQueue(context, QUEUES.smsDispatchNormal);
     metrics.watchDepth(queue.name, queue);
     try {
       const started = Date.now();
       const text = await registry.render();
       expect(Date.now() - started).toBeLessThan(5000);
       expect(sampleValue(text, "sms_queue_jobs", { queue: "stuck" })).toBeUndefined();
-      expect(sampleValue(text, "sms_queue_jobs", { queue: "sms.dispatch", state: "waiting" })).toBe(0);
+      expect(sampleValue(text, "sms_queue_jobs", { queue: "sms.dispatch.normal", state: "waiting" })).toBe(0);
     } finally {
       await queue.close();
     }

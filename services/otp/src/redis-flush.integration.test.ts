@@ -3,7 +3,7 @@ import { loadDispatcherConfig } from "@sms/dispatcher/src/config";
 import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher/src/dispatcher";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";
-import { openQueue, QUEUES, type DispatchJob } from "@sms/queues";
+import { pendingDispatchJobsOf } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { loadSchedulerConfig } from "@sms/scheduler/src/config";
 import { startScheduler, type RunningScheduler } from "@sms/scheduler/src/service";
@@ -37,17 +37,19 @@ describe("an OTP SMS after a Redis flush (real PostgreSQL, Redis, scheduler, dis
       async () =>
         (await h.db.pool.query("SELECT 1 FROM dispatch_outbox WHERE message_id = $1", [messageId]))
           .rowCount === 0,
-      { what: "the sms.dispatch job in Redis" },
+      { what: "the dispatch job in Redis" },
     );
     const connection = createRedis(h.world.redisUrl, "queue");
-    const queue = openQueue<DispatchJob>({ connection, prefix: h.world.redisPrefix }, QUEUES.smsDispatch);
+    const context = { connection, prefix: h.world.redisPrefix };
     try {
-      expect(await queue.getJob(messageId)).toBeDefined();
+      // OTPs go in the high class.
+      expect((await pendingDispatchJobsOf(context, messageId)).map((held) => held.priority)).toEqual([
+        "high",
+      ]);
       // ...and Redis loses it: only this test's keys, never FLUSHALL on the shared server.
       expect(await h.flushRedisPrefix()).toBeGreaterThan(0);
-      expect(await queue.getJob(messageId)).toBeUndefined();
+      expect(await pendingDispatchJobsOf(context, messageId)).toEqual([]);
     } finally {
-      await queue.close();
       connection.disconnect();
     }
     expect((await h.message(messageId)).status).toBe("queued");

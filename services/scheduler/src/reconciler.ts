@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
 import type { DispatchOutbox } from "@sms/message-acceptance";
-import type { DispatchProducer } from "@sms/queues";
+import type { DispatchProducer, Priority } from "@sms/queues";
 import { startLoop, type Loop } from "@sms/service-runtime";
 import type { SchedulerMetrics } from "./metrics";
 
@@ -18,7 +18,7 @@ export interface ReconcileOptions {
 // Keyset paging over (updated_at, id): each page starts after the last row of the one
 // before, so a tick reads a bounded slice and the next tick continues from there.
 const STALE_QUEUED = `
-SELECT id, updated_at FROM messages
+SELECT id, updated_at, account_id, priority::text AS priority FROM messages
 WHERE status = 'queued'
   AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
   AND (updated_at, id) > (COALESCE($2::timestamptz, '-infinity'::timestamptz), COALESCE($3::text, ''))
@@ -30,16 +30,15 @@ LIMIT $4`;
  * are queued again, so losing Redis loses no message (DESIGN §1). Every tick:
  *
  * 1. the dispatch outbox relay: rows older than its stale age are enqueued and deleted;
- * 2. messages `queued` for longer than `staleAfterMs` are enqueued again with job id =
- *    message id. BullMQ ignores an add whose job id exists (waiting, delayed, active,
- *    or kept as completed/failed), so a message whose job is still there gets no
- *    second job; only a message whose job is gone gets a new one.
+ * 2. messages `queued` for longer than `staleAfterMs` that no dispatch job holds (their
+ *    claims in Redis: a job holds its messages while it waits, is delayed or runs) are
+ *    enqueued again. A throttled account's messages waiting hours for their turn in a
+ *    delayed job are held, so they are not enqueued a second time; after a Redis flush
+ *    nothing is held and everything queued is enqueued again.
  *
  * The contract with the dispatcher: a job may still arrive for a message that has
- * moved on (a re-enqueue racing the job's completion), so it loads the message, does
+ * moved on (a re-enqueue racing the job's completion), so it claims the message, does
  * nothing unless it is still queued, and submits only segments not yet submitted.
- * And it must not leave a message `queued` when it gives up on its job: a failed job
- * is kept for 7 days and hides the message from this reconciler until it is removed.
  */
 export function startReconciler(
   pool: pg.Pool,
@@ -70,15 +69,23 @@ export function startReconciler(
       metrics.outboxRelayed.inc(relayed);
 
       let reenqueued = 0;
-      while (!isStopping() && reenqueued < options.maxPerTick) {
-        const { rows } = await pool.query<{ id: string; updated_at: Date }>({
+      // Bounded by what a tick reads, held or not: a long throttled campaign is many held rows.
+      for (let scanned = 0; !isStopping() && scanned < options.maxPerTick;) {
+        const { rows } = await pool.query<{
+          id: string;
+          updated_at: Date;
+          account_id: string;
+          priority: Priority;
+        }>({
           name: "scheduler-stale-queued",
           text: STALE_QUEUED,
           values: [options.staleAfterMs, cursor?.updatedAt ?? null, cursor?.id ?? null, options.batchSize],
         });
+        scanned += rows.length;
         if (rows.length > 0) {
-          await producer.enqueue(rows.map((row) => row.id));
-          reenqueued += rows.length;
+          reenqueued += await producer.enqueueUnheld(
+            rows.map((row) => ({ messageId: row.id, accountId: row.account_id, priority: row.priority })),
+          );
           const last = rows[rows.length - 1]!;
           cursor = { updatedAt: last.updated_at, id: last.id };
         }
@@ -88,9 +95,8 @@ export function startReconciler(
         }
       }
       metrics.reenqueued.inc(reenqueued);
-      // Most re-enqueues are no-ops (the job still exists), so they are not worth an info line.
       if (relayed) logger.info("dispatch outbox relayed messages", { count: relayed });
-      if (reenqueued) logger.debug("re-enqueued stale queued messages", { count: reenqueued });
+      if (reenqueued) logger.info("re-enqueued queued messages that no job held", { count: reenqueued });
     },
   });
 }

@@ -14,7 +14,7 @@ export interface PromotionOptions {
 
 /**
  * Every `intervalMs`: promote due scheduled messages to queued (one transaction per
- * batch, SKIP LOCKED so replicas share the work), hand their ids to sms.dispatch
+ * batch, SKIP LOCKED so replicas share the work), hand them to the dispatch queues
  * (the dispatch_outbox rows written with the promotion cover a crash or a Redis
  * outage in between), and repeat until nothing is due, so a backlog drains at once.
  */
@@ -33,18 +33,20 @@ export function startPromotion(
     async tick(isStopping) {
       metrics.promoteTicks.inc();
       for (;;) {
-        const ids = await promoteDueScheduled(pool, { limit: options.batchSize });
-        if (ids.length === 0) return;
-        metrics.promoted.inc(ids.length);
-        outbox.handOff(ids);
+        const promoted = await promoteDueScheduled(pool, { limit: options.batchSize });
+        if (promoted.length === 0) return;
+        metrics.promoted.inc(promoted.length);
+        outbox.handOff(promoted);
         // Waiting for each batch's hand-off keeps promotion from running far ahead of
         // Redis; when Redis hangs, the rows wait in dispatch_outbox for the relay.
         if (!(await settlesWithin(outbox.settle(), options.handOffTimeoutMs))) {
-          logger.warn("dispatch hand-off is slow; the outbox relay will take over", { count: ids.length });
+          logger.warn("dispatch hand-off is slow; the outbox relay will take over", {
+            count: promoted.length,
+          });
           return;
         }
-        logger.debug("promoted scheduled messages", { count: ids.length });
-        if (ids.length < options.batchSize || isStopping()) return;
+        logger.debug("promoted scheduled messages", { count: promoted.length });
+        if (promoted.length < options.batchSize || isStopping()) return;
       }
     },
   });

@@ -1,18 +1,30 @@
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";
-import { openQueue, openWorker, QUEUES, type DispatchJob, type Job } from "@sms/queues";
+import {
+  DISPATCH_QUEUES,
+  openQueue,
+  openWorker,
+  pendingDispatchJobs,
+  PRIORITIES,
+  type DispatchJob,
+  type Job,
+} from "@sms/queues";
 import { createRedis, type Redis } from "@sms/redis";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { loadSchedulerConfig, type SchedulerConfig } from "../src/config";
 import { startScheduler, type RunningScheduler } from "../src/service";
 
-/** A private database and Redis prefix, a scheduler factory, and a worker that records every sms.dispatch job. */
+/**
+ * A private database and Redis prefix, a scheduler factory, and workers that record every
+ * dispatch job's messages. They complete the jobs without dispatching: the messages stay
+ * queued and their claims stay held, as with a dispatcher that is still at work on them.
+ */
 export interface Harness {
   world: TestWorld;
   db: Database;
   accountId: string;
-  /** Every job the observing worker took, in order: the message id and when. */
+  /** Every message of every job the observing workers took, in order: the message id and when. */
   jobs: Array<{ messageId: string; at: number }>;
   config: SchedulerConfig;
   start(overrides?: Record<string, string>): Promise<RunningScheduler>;
@@ -22,7 +34,7 @@ export interface Harness {
   /** Deletes every Redis key of this test's prefix (SCAN + DEL; never FLUSHDB on the shared server). */
   flushRedisPrefix(): Promise<number>;
   jobExists(messageId: string): Promise<boolean>;
-  /** True when no sms.dispatch job is waiting, delayed or active. */
+  /** True when no dispatch job is waiting, delayed or active. */
   isQueueIdle(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -37,19 +49,23 @@ export async function createHarness(): Promise<Harness> {
   );
   const connection = createRedis(world.redisUrl, "queue");
   const context = { connection, prefix: world.redisPrefix };
-  const queue = openQueue<DispatchJob>(context, QUEUES.smsDispatch);
+  const queues = PRIORITIES.map((priority) => openQueue<DispatchJob>(context, DISPATCH_QUEUES[priority]));
   const jobs: Harness["jobs"] = [];
-  const worker = openWorker<DispatchJob>(
-    context,
-    QUEUES.smsDispatch,
-    async (job: Job<DispatchJob>) => {
-      jobs.push({ messageId: job.data.messageId, at: Date.now() });
-    },
-    { concurrency: 50 },
-  );
-  // Deleting the keys under a running worker (the flush tests) makes BullMQ report lost
-  // job locks as 'error' events; unheard, they would crash the test process.
-  worker.on("error", () => undefined);
+  const workers = PRIORITIES.map((priority) => {
+    const worker = openWorker<DispatchJob>(
+      context,
+      DISPATCH_QUEUES[priority],
+      async (job: Job<DispatchJob>) => {
+        const at = Date.now();
+        for (const messageId of job.data.messageIds) jobs.push({ messageId, at });
+      },
+      { concurrency: 50 },
+    );
+    // Deleting the keys under a running worker (the flush tests) makes BullMQ report lost
+    // job locks as 'error' events; unheard, they would crash the test process.
+    worker.on("error", () => undefined);
+    return worker;
+  });
   const config = loadSchedulerConfig({
     ...world.env,
     PORT: "0",
@@ -111,16 +127,21 @@ export async function createHarness(): Promise<Harness> {
       return deleted;
     },
     async jobExists(messageId) {
-      return (await queue.getJob(messageId)) !== undefined;
+      if (jobs.some((job) => job.messageId === messageId)) return true;
+      const pending = await pendingDispatchJobs(context);
+      return pending.some(({ job }) => job.data.messageIds.includes(messageId));
     },
     async isQueueIdle() {
-      const counts = await queue.getJobCounts("waiting", "delayed", "active", "prioritized");
-      return Object.values(counts).every((n) => n === 0);
+      for (const queue of queues) {
+        const counts = await queue.getJobCounts("waiting", "delayed", "active", "prioritized");
+        if (!Object.values(counts).every((n) => n === 0)) return false;
+      }
+      return true;
     },
     async close() {
       for (const scheduler of running) await scheduler.stop();
-      await worker.close();
-      await queue.close();
+      for (const worker of workers) await worker.close();
+      for (const queue of queues) await queue.close();
       connection.disconnect();
       plain.disconnect();
       await db.close();

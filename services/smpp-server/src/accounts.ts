@@ -42,6 +42,11 @@ export class AccountDirectory {
     return pending;
   }
 
+  /** Drops the cached entry: the next read sees the account as it is now (a suspension, new limits). */
+  forget(accountId: string): void {
+    this.cache.delete(accountId);
+  }
+
   private async load(accountId: string): Promise<BoundAccount | null> {
     const startedAt = Date.now();
     const { rows } = await this.pool.query({

@@ -51,9 +51,12 @@ export class BindLeases {
     this.timer.unref();
   }
 
-  /** Takes one of the account's `max` slots; resolves to the lease id, or undefined when all are taken. */
+  /**
+   * Takes one of the account's `max` slots; resolves to the lease id, or undefined when all are
+   * taken. Ids start with the time of the bind, so sorting them puts the oldest binds first.
+   */
   async acquire(accountId: string, max: number): Promise<string | undefined> {
-    const id = crypto.randomUUID();
+    const id = `${Date.now().toString().padStart(15, "0")}-${crypto.randomUUID()}`;
     const granted = await this.commands.smppBindAcquire(this.key(accountId), id, max, this.leaseMs);
     if (granted !== 1) return undefined;
     const leases = this.held.get(accountId) ?? new Set();
@@ -68,6 +71,16 @@ export class BindLeases {
     leases?.delete(id);
     if (leases?.size === 0) this.held.delete(accountId);
     await this.redis.zrem(this.key(accountId), id);
+  }
+
+  /**
+   * The account's live leases on every replica, oldest bind first: when the limit falls below
+   * their number, every replica keeps the first `max` and closes its binds among the rest.
+   */
+  async oldestFirst(accountId: string): Promise<string[]> {
+    const now = Number((await this.redis.time())[0]) * 1000;
+    const ids = await this.redis.zrangebyscore(this.key(accountId), now, "+inf");
+    return ids.sort();
   }
 
   /** Stops renewing (the leases lapse unless released). */

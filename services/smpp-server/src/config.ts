@@ -27,14 +27,31 @@ const SmppServerSettings = z.object({
   SMPP_RESPONSE_TIMEOUT_MS: envInt(10_000, 100, 10 * MINUTE),
   /** A bind that sends no PDU (not even enquire_link) for this long is unbound, ms; 0 never. */
   SMPP_INACTIVITY_TIMEOUT_MS: envInt(2 * MINUTE, 0, 60 * MINUTE),
-  /** Wrong passwords in a row before the system_id is locked. */
-  BIND_FAILURES_BEFORE_LOCK: envInt(5, 1, 1000),
-  /** How long a locked system_id refuses every bind, ms. */
-  BIND_LOCK_MS: envInt(15 * MINUTE, 1000, 24 * 60 * MINUTE),
-  /** Extra wait before answering a wrong password, per failure in a row, ms (capped at 5 s). */
-  BIND_FAILURE_DELAY_MS: envInt(250, 0, 5000),
+  /** Wait before checking a bind's password after one failure from its address, doubling per failure, ms. */
+  BIND_FAILURE_DELAY_MS: envInt(250, 0, 60_000),
+  /** The longest such wait, ms. */
+  BIND_FAILURE_MAX_DELAY_MS: envInt(10_000, 0, 10 * MINUTE),
+  /** Failed binds from one address (any system_id) before they slow down its other system_ids too. */
+  BIND_ADDRESS_FREE_FAILURES: envInt(10, 0, 100_000),
+  /** Failed binds are forgotten this long after an address's last attempt, ms. */
+  BIND_FAILURE_WINDOW_MS: envInt(15 * MINUTE, 1000, 24 * 60 * MINUTE),
+  /** Password checks (scrypt) running at once in this process; the rest wait, in turn per address. */
+  BIND_HASH_CONCURRENCY: envInt(2, 1, 64),
+  /** Failed binds on one connection before it is closed. */
+  SMPP_MAX_BIND_ATTEMPTS: envInt(3, 1, 100),
+  /** A connection that has not bound this long after it opened is closed (enquire_link does not extend it), ms. */
+  SMPP_BIND_TIMEOUT_MS: envInt(30_000, 100, 10 * MINUTE),
+  /** Connections open at once, all addresses together; more are closed at once. */
+  SMPP_MAX_CONNECTIONS: envInt(2000, 1, 1_000_000),
+  /** Connections open at once from one client address (IPv6: one /64); more are closed at once. */
+  SMPP_MAX_CONNECTIONS_PER_ADDRESS: envInt(20, 1, 1_000_000),
   /** A bind's slot in the account's limit (shared by replicas in Redis) lapses this long after its replica died, ms. */
   BIND_LEASE_MS: envInt(60_000, 1000, 60 * MINUTE),
+  /**
+   * How often every bound account's binds are checked against its credentials, status and bind
+   * limit, ms: the fallback for a change notification lost with the listening connection.
+   */
+  BIND_REVIEW_INTERVAL_MS: envInt(30_000, 100, 60 * MINUTE),
   /** Parts of a concatenated message that stay incomplete this long are refused, ms. */
   CONCAT_TIMEOUT_MS: envInt(2 * MINUTE, 1000, 24 * 60 * MINUTE),
   /** A receipt the customer did not acknowledge is sent again after this long, ms. */

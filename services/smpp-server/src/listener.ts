@@ -3,6 +3,8 @@ import net from "node:net";
 import tls from "node:tls";
 import type { Logger } from "@sms/logger";
 import { CommandStatus, SmppServerSession, type BindRequest, type Pdu, type ServerResponse } from "@sms/smpp";
+import { clientBucket } from "./bind-throttle";
+import { ConnectionCounter } from "./connection-counter";
 import type { ServerMetrics } from "./metrics";
 import type { SessionRegistry } from "./sessions";
 
@@ -15,6 +17,13 @@ export interface ListenerOptions {
   responseTimeoutMs: number;
   inactivityTimeoutMs: number;
   maxPendingRequests: number;
+  /** A connection not bound this long after it opened is closed, ms. */
+  bindTimeoutMs: number;
+  /** Failed binds on one connection before it is closed. */
+  maxBindAttempts: number;
+  /** Connections at once, in total and per client address (bucketed as binds are throttled). */
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
 }
 
 export interface ListenerHandlers {
@@ -41,8 +50,16 @@ export async function startListener(
   logger: Logger,
 ): Promise<RunningListener> {
   const unbound = new Set<SmppServerSession>();
+  const connections = new ConnectionCounter(options.maxConnections, options.maxConnectionsPerAddress);
   const accept = (socket: net.Socket) => {
     socket.on("error", () => undefined);
+    const address = clientBucket(socket.remoteAddress);
+    if (!connections.open(address)) {
+      socket.destroy();
+      return;
+    }
+    socket.once("close", () => connections.close(address));
+    let failedBinds = 0;
     const session = new SmppServerSession(socket, {
       systemId: options.systemId,
       windowSize: options.deliverWindow,
@@ -53,6 +70,9 @@ export async function startListener(
         const status = await handlers.authenticate(bind, current);
         if (status === CommandStatus.ESME_ROK) metrics.bindsAccepted.inc();
         else metrics.bindsRefused.inc();
+        // The refusal is written first (the session answers after we return), then the connection goes.
+        if (status !== CommandStatus.ESME_ROK && ++failedBinds >= options.maxBindAttempts)
+          setImmediate(() => void current.close("too many failed binds"));
         return status;
       },
       onRequest: (pdu, current) => {
@@ -62,8 +82,13 @@ export async function startListener(
       },
     });
     unbound.add(session);
+    // enquire_link and failed binds do not extend it: an unbound connection has this long, whatever it sends.
+    const bindTimer = setTimeout(() => session.destroy("no bind in time"), options.bindTimeoutMs);
     session.on("state", (state) => {
-      if (state !== "open") unbound.delete(session);
+      if (state !== "open") {
+        unbound.delete(session);
+        clearTimeout(bindTimer);
+      }
       const identity = registry.identityOf(session);
       if ((state === "bound_rx" || state === "bound_trx") && identity)
         handlers.onReceiverBound(identity.accountId);

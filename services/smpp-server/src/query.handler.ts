@@ -18,8 +18,10 @@ export function formatAbsoluteTime(date: Date): string {
 }
 
 /**
- * query_sm (SMPP 3.4 §4.8): the state of a submit_sm id we returned, from our records.
- * An id of another account gets the same answer as an unknown one (ESME_RQUERYFAIL).
+ * query_sm (SMPP 3.4 §4.8): the state of a submit_sm id we returned, from our records, or of
+ * one of the account's messages by its own id (the id REST, the dashboard and webhooks show for a
+ * message reassembled from parts, issue 17). An id of another account gets the same answer as an
+ * unknown one (ESME_RQUERYFAIL).
  */
 export function createQueryHandler(pool: pg.Pool) {
   return async function handleQuery(pdu: Pdu, accountId: string): Promise<ServerResponse> {
@@ -29,7 +31,12 @@ export function createQueryHandler(pool: pg.Pool) {
       text: `SELECT m.status, m.error_code, s.failed_code,
                     COALESCE(m.delivered_at, m.failed_at, m.canceled_at) AS done_at
              FROM smpp_submits s LEFT JOIN messages m ON m.id = s.message_id
-             WHERE s.id = $1 AND s.account_id = $2`,
+             WHERE s.id = $1 AND s.account_id = $2
+             UNION ALL
+             SELECT m.status, m.error_code, NULL, COALESCE(m.delivered_at, m.failed_at, m.canceled_at)
+             FROM messages m
+             WHERE m.id = $1 AND m.account_id = $2 AND NOT EXISTS (SELECT 1 FROM smpp_submits s WHERE s.id = $1)
+             LIMIT 1`,
       values: [submitId, accountId],
     });
     const row = rows[0];

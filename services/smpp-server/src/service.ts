@@ -1,4 +1,4 @@
-import { createDatabase } from "@sms/db";
+import { createDatabase, listenForNotifications } from "@sms/db";
 import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import { createAcceptance } from "@sms/message-acceptance";
@@ -9,6 +9,8 @@ import { CommandStatus } from "@sms/smpp";
 import { AccountDirectory } from "./accounts";
 import { createBindAuthenticator } from "./bind-authenticator";
 import { BindLeases } from "./bind-leases";
+import { BindThrottle } from "./bind-throttle";
+import { HashGate } from "./hash-gate";
 import { failStaleParts } from "./concatenation.sql";
 import type { SmppServerConfig } from "./config";
 import { createDlrOutProcessor } from "./dlr-out.processor";
@@ -16,7 +18,8 @@ import { storeFailedPartReceipts } from "./failed-parts";
 import { startListener } from "./listener";
 import { ServerMetrics } from "./metrics";
 import { createQueryHandler } from "./query.handler";
-import { listenForReceipts } from "./receipt-notifications";
+import { RECEIPTS_CHANNEL } from "@sms/smpp-receipts";
+import { BINDS_CHANGED_CHANNEL, BindRevoker } from "./bind-revocations";
 import { ReceiptPump } from "./receipt-pump";
 import { SessionRegistry } from "./sessions";
 import { createSubmitHandler } from "./submit.handler";
@@ -49,6 +52,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
   const queueConnection = createRedis(config.REDIS_URL, "queue");
   const queueContext = { connection: queueConnection, prefix: config.REDIS_PREFIX };
   const producer = createDispatchProducer(queueContext);
+  const limiter = createRateLimiter(redis, { prefix: config.REDIS_PREFIX });
   const acceptance = createAcceptance({
     pool,
     producer,
@@ -56,6 +60,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
     options: {
       maxSegments: config.MAX_SEGMENTS,
       creditsPerSegment: config.CREDITS_PER_SEGMENT,
+      quota: limiter,
       // Fewer, larger transactions: each statement is a write syscall, and those were a third of
       // the CPU at 4,500 submits/s on one bind, while a second flush of the same account only
       // waits on its balance row.
@@ -78,7 +83,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
     pool,
     accounts,
     acceptor: acceptance.acceptor,
-    limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
+    limiter,
     metrics,
     logger,
     onPartsFailed: receiptsFor,
@@ -102,6 +107,10 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
       responseTimeoutMs: config.SMPP_RESPONSE_TIMEOUT_MS,
       inactivityTimeoutMs: config.SMPP_INACTIVITY_TIMEOUT_MS,
       maxPendingRequests: config.SMPP_MAX_PENDING_REQUESTS,
+      bindTimeoutMs: config.SMPP_BIND_TIMEOUT_MS,
+      maxBindAttempts: config.SMPP_MAX_BIND_ATTEMPTS,
+      maxConnections: config.SMPP_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: config.SMPP_MAX_CONNECTIONS_PER_ADDRESS,
     },
     {
       authenticate: createBindAuthenticator({
@@ -110,11 +119,13 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
         registry,
         leases,
         logger,
-        policy: {
-          failuresBeforeLock: config.BIND_FAILURES_BEFORE_LOCK,
-          lockMs: config.BIND_LOCK_MS,
+        throttle: new BindThrottle(redis, config.REDIS_PREFIX, {
           failureDelayMs: config.BIND_FAILURE_DELAY_MS,
-        },
+          maxDelayMs: config.BIND_FAILURE_MAX_DELAY_MS,
+          addressFreeFailures: config.BIND_ADDRESS_FREE_FAILURES,
+          windowMs: config.BIND_FAILURE_WINDOW_MS,
+        }),
+        hashGate: new HashGate(config.BIND_HASH_CONCURRENCY),
       }),
       onRequest: async (pdu, accountId) => {
         if (pdu.command === "submit_sm") return submit(pdu, accountId);
@@ -129,7 +140,28 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
     logger,
   );
   // Receipts stored by the outbox relay (or any replica) wake this replica's sender at once.
-  const notifications = listenForReceipts(config.DATABASE_URL, (accountId) => pump.kick(accountId), logger);
+  // Credentials reset or removed, an account suspended, a bind limit lowered: the triggers' NOTIFY
+  // reaches every replica, and each closes its binds that no longer hold.
+  const revoker = new BindRevoker(pool, registry, leases, accounts, logger);
+  const reviewFailed = (error: unknown) => logger.warn("bind review failed", { error: String(error) });
+  // Each payload is an account id. While the connection is lost, the receipt sweep and the
+  // periodic bind review still find everything, later.
+  const notifications = listenForNotifications(
+    config.DATABASE_URL,
+    {
+      [RECEIPTS_CHANNEL]: (accountId) => pump.kick(accountId),
+      [BINDS_CHANGED_CHANNEL]: (accountId) => void revoker.review([accountId]).catch(reviewFailed),
+    },
+    {
+      applicationName: "smpp-server-receipts",
+      onLost: (reason) =>
+        logger.warn("notifications lost; listening again shortly (the sweeps cover the gap)", { reason }),
+    },
+  );
+  const reviewTimer = setInterval(
+    () => void revoker.reviewAll().catch(reviewFailed),
+    config.BIND_REVIEW_INTERVAL_MS,
+  );
   const processReceiptJob = createDlrOutProcessor(pool, (accountIds) =>
     accountIds.forEach((id) => pump.kick(id)),
   );
@@ -187,6 +219,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
         new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()))),
       ]);
     clearInterval(sweepTimer);
+    clearInterval(reviewTimer);
     await within(listener.close());
     leases.stop();
     await within(Promise.all([worker.close(), pump.stop(), notifications.stop()]));

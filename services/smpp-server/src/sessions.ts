@@ -4,6 +4,10 @@ import type { SmppServerSession } from "@sms/smpp";
 export interface SessionIdentity {
   accountId: string;
   systemId: string;
+  /** The password hash the bind was granted on: a reset or removal of it closes the bind. */
+  passwordHash: string;
+  /** The bind's slot in the account's limit (BindLeases), shared by every replica. */
+  leaseId: string;
 }
 
 /**
@@ -63,6 +67,16 @@ export class SessionRegistry {
     const start = (this.cursor.get(accountId) ?? 0) % sessions.length;
     this.cursor.set(accountId, start + 1);
     return [...sessions.slice(start), ...sessions.slice(0, start)];
+  }
+
+  /** The account's sessions on this replica (bound, or bound a moment ago). */
+  sessionsOf(accountId: string): SmppServerSession[] {
+    return [...(this.byAccount.get(accountId) ?? [])];
+  }
+
+  /** Accounts with at least one session on this replica. */
+  accounts(): string[] {
+    return [...this.byAccount.keys()];
   }
 
   /** Every session, for shutdown. */

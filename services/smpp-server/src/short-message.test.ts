@@ -69,6 +69,25 @@ describe("parseSubmit", () => {
     );
   });
 
+  it.each([
+    ["GSM-7 octets 0x80 and 0xFF", [0x6f, 0x6b, 0x80, 0xff], 0x00],
+    ["a lone trailing GSM-7 escape", [0x6f, 0x6b, 0x1b], 0x00],
+    ["UCS-2 of odd length", [0x00, 0x6f, 0x00], 0x08],
+    ["a lone UCS-2 surrogate", [0x00, 0x6f, 0xd8, 0x3d], 0x08],
+  ])(
+    "refuses text that is not valid in its data_coding (%s) with ESME_RSUBMITFAIL, never U+FFFD",
+    (_, octets, dataCoding) => {
+      let refusal: unknown;
+      try {
+        decodeText(Buffer.from(octets), dataCoding);
+      } catch (error) {
+        refusal = error;
+      }
+      expect(refusal).toBeInstanceOf(SubmitRefusal);
+      expect((refusal as SubmitRefusal).status).toBe(CommandStatus.ESME_RSUBMITFAIL);
+    },
+  );
+
   it("throws nothing but SubmitRefusal, whatever the fields hold", () => {
     fc.assert(
       fc.property(

@@ -1,4 +1,4 @@
-import { decodeShortMessage, parseUdh, UnsupportedDataCodingError } from "@sms/sms-encoding";
+import { checkText, decodeShortMessage, parseUdh, UnsupportedDataCodingError } from "@sms/sms-encoding";
 import { CommandStatus, EsmClass, type Pdu } from "@sms/smpp";
 import { parseSmppTime } from "./smpp-time";
 
@@ -34,6 +34,8 @@ export interface ParsedSubmit {
   part?: PartInfo;
   /** schedule_delivery_time as ISO 8601 UTC, for the acceptance path to validate; null for now. */
   scheduledAt: string | null;
+  /** Dispatch class (docs/fairness.md): priority_flag 2 or 3 is high, 0 and 1 normal. */
+  priority: "high" | "normal";
 }
 
 /** data_coding values whose text we decode (SMPP 3.4 §5.2.19). */
@@ -82,6 +84,8 @@ export function parseSubmit(pdu: Pdu): ParsedSubmit {
     sourceAddr,
     destinationAddr,
     scheduledAt: scheduled ? scheduled.toISOString() : null,
+    // SMPP 3.4 §5.2.14: 0–3, higher is more urgent; 2 and 3 are what carriers call urgent and emergency.
+    priority: Number(pdu.priority_flag ?? 0) >= 2 ? "high" : "normal",
     to: toE164(destinationAddr, Number(pdu.dest_addr_ton ?? 0)),
     registeredDelivery: Number(pdu.registered_delivery ?? 0),
     dataCoding,
@@ -111,9 +115,14 @@ function toE164(address: string, ton: number): string {
   return address;
 }
 
-/** Decodes the octets of one or more parts (in order) as one text. */
+/**
+ * Decodes the octets of one or more parts (in order) as one text. Octets that are no valid text
+ * in their data_coding (GSM-7 0x80-0xFF, a dangling escape, odd UCS-2, a lone surrogate) are
+ * refused (ESME_RSUBMITFAIL), never forwarded with U+FFFD or a space in their place.
+ */
 export function decodeText(octets: Buffer, dataCoding: number): string {
   try {
+    checkText(octets, dataCoding);
     return decodeShortMessage(octets, dataCoding);
   } catch (error) {
     throw new SubmitRefusal(CommandStatus.ESME_RSUBMITFAIL, (error as Error).message);

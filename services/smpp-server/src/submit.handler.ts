@@ -24,8 +24,8 @@ export interface SubmitDeps {
 
 /**
  * submit_sm → the REST acceptance path (DESIGN §8): rate limit (ESME_RTHROTTLED), sender
- * authorization, validation, credits, persistence and dispatch, then submit_sm_resp
- * with our msg_ id. A part of a concatenated message is stored and acknowledged with
+ * authorization, validation, the daily quota (counted by the acceptor), credits, persistence
+ * and dispatch, then submit_sm_resp with our msg_ id. A part of a concatenated message is stored and acknowledged with
  * its own id; the part that completes the group has the whole text accepted as one message.
  */
 export function createSubmitHandler(deps: SubmitDeps) {
@@ -37,8 +37,14 @@ export function createSubmitHandler(deps: SubmitDeps) {
     record?: { registeredDelivery: number; sourceAddr: string; destinationAddr: string },
   ) {
     return acceptor.acceptOne(
-      { id: account.id, senderIds: account.senderIds },
-      { to: submit.to, message: text, senderId: submit.sourceAddr, scheduledAt: submit.scheduledAt },
+      { id: account.id, senderIds: account.senderIds, dailyQuota: account.dailyQuota },
+      {
+        to: submit.to,
+        message: text,
+        senderId: submit.sourceAddr,
+        scheduledAt: submit.scheduledAt,
+        priority: submit.priority,
+      },
       "smpp",
       record,
     );
@@ -71,16 +77,8 @@ export function createSubmitHandler(deps: SubmitDeps) {
       destinationAddr: submit.destinationAddr,
     });
     if (!complete) return id;
-    let quotaDay: string | undefined;
     let messageId: string;
     try {
-      const quota = await limiter.check(
-        account.id,
-        { requestsPerSecond: account.requestsPerSecond, dailyQuota: account.dailyQuota },
-        { requests: 0, messages: 1 },
-      );
-      if (!quota.allowed) throw new ApiError("QUOTA_EXCEEDED", "the account's daily quota is used up");
-      quotaDay = quota.quotaDay ?? "";
       // Octets joined before decoding: a UCS-2 surrogate pair or a GSM-7 escape may straddle two parts.
       const sameCoding = complete.parts.every((p) => p.dataCoding === complete.parts[0]!.dataCoding);
       const text = sameCoding
@@ -88,8 +86,6 @@ export function createSubmitHandler(deps: SubmitDeps) {
         : complete.parts.map((p) => decodeText(p.octets, p.dataCoding)).join("");
       messageId = (await acceptWhole(account, submit, text)).id;
     } catch (error) {
-      if (quotaDay !== undefined)
-        void limiter.refund(account.id, 1, quotaDay || undefined).catch(() => undefined);
       const code = error instanceof ApiError ? error.code : "REJECTED";
       const failed = await failGroup(pool, { accountId: account.id, claimedKey: complete.claimedKey }, code);
       // This part's own answer carries the error; the earlier parts, already acknowledged, get receipts.
@@ -110,29 +106,26 @@ export function createSubmitHandler(deps: SubmitDeps) {
   }
 
   return async function handleSubmit(pdu: Pdu, accountId: string): Promise<ServerResponse> {
-    let quota: { day?: string; counted: boolean } = { counted: false };
     try {
       const account = await accounts.get(accountId);
       if (!account || account.status !== "active") throw new ApiError("FORBIDDEN", "account is not active");
       const submit = parseSubmit(pdu);
-      // Every submit_sm is a request against the per-second limit; the day's quota counts messages,
-      // so a part counts once, when it completes its group (see submitPart); a refusal is refunded.
-      const decision = await limiter.check(
-        account.id,
-        { requestsPerSecond: account.requestsPerSecond, dailyQuota: account.dailyQuota },
-        { messages: submit.part ? 0 : 1 },
-      );
+      // Every submit_sm is a request against the per-second limit; the day's quota counts messages
+      // where they are accepted (the acceptor), so a part counts once, when it completes its group.
+      const decision = await limiter.check(account.id, { requestsPerSecond: account.requestsPerSecond });
       if (!decision.allowed) {
         metrics.throttled(decision.reason ?? "RATE_LIMITED");
         return { status: smppStatusFor(decision.reason ?? "RATE_LIMITED") };
       }
-      quota = { day: decision.quotaDay, counted: !submit.part };
       const messageId = submit.part ? await submitPart(account, submit) : await submitWhole(account, submit);
       metrics.submitsAccepted.inc();
       return { fields: { message_id: messageId } };
     } catch (error) {
+      if (error instanceof ApiError && error.code === "QUOTA_EXCEEDED") {
+        metrics.throttled("QUOTA_EXCEEDED");
+        return { status: smppStatusFor("QUOTA_EXCEEDED") };
+      }
       metrics.submitsRefused.inc();
-      if (quota.counted) void limiter.refund(accountId, 1, quota.day).catch(() => undefined);
       if (error instanceof SubmitRefusal) return { status: error.status };
       if (error instanceof ApiError) return { status: smppStatusFor(error.code) };
       if (!isDependencyOutage(error))

@@ -29,9 +29,9 @@ const submitFields = {
 
 beforeAll(async () => {
   h = await startHarness({
-    BIND_FAILURES_BEFORE_LOCK: "3",
-    BIND_LOCK_MS: "60000",
     BIND_FAILURE_DELAY_MS: "150",
+    // Every test but the throttling ones binds from 127.0.0.1: their wrong passwords must not slow the rest.
+    BIND_ADDRESS_FREE_FAILURES: "100000",
     SMPP_INACTIVITY_TIMEOUT_MS: "0",
   });
   customer = await h.addCustomer({ maxBinds: 10 });
@@ -55,10 +55,10 @@ describe("binds", () => {
     },
   );
 
-  it("refuses an unknown system_id with ESME_RINVSYSID and a wrong password with ESME_RINVPASWD", async () => {
+  it("answers an unknown system_id and a wrong password alike, ESME_RINVPASWD: a bind does not tell which ids exist", async () => {
     const peer = await connect();
     const unknown = await peer.request("bind_transceiver", { ...bindFields(customer), system_id: "nobody" });
-    expect(unknown.command_status).toBe(CommandStatus.ESME_RINVSYSID);
+    expect(unknown.command_status).toBe(CommandStatus.ESME_RINVPASWD);
     const other = await h.addCustomer();
     const wrong = await peer.request("bind_transceiver", bindFields(other, "wrong"));
     expect(wrong.command_status).toBe(CommandStatus.ESME_RINVPASWD);
@@ -125,35 +125,54 @@ describe("binds", () => {
     }
   });
 
-  it("slows wrong passwords down, then locks the system_id: even the right password gets ESME_RBINDFAIL", async () => {
+  it("slows wrong passwords from one address down, closes the connection after 3, and never locks the right password out", async () => {
     const victim = await h.addCustomer();
-    const peer = await connect();
+    const attacker = await RawPeer.connect(h.server.smppPort, "127.0.0.2");
+    peers.push(attacker);
     const timings: number[] = [];
     for (let i = 0; i < 3; i++) {
       const started = Date.now();
-      expect((await peer.request("bind_transceiver", bindFields(victim, `bad${i}`))).command_status).toBe(
-        CommandStatus.ESME_RINVPASWD,
-      );
+      const answer = await attacker.request("bind_transceiver", bindFields(victim, `bad${i}`));
+      expect(answer.command_status).toBe(CommandStatus.ESME_RINVPASWD);
       timings.push(Date.now() - started);
     }
-    // BIND_FAILURE_DELAY_MS is 150 here: 150, 300, then 450 ms (the lock) on top of the hash (~50 ms),
-    // so each answer comes later than the one before.
-    expect(timings[0]).toBeGreaterThanOrEqual(150);
-    expect(timings[1]).toBeGreaterThanOrEqual(300);
-    expect(timings[2]).toBeGreaterThanOrEqual(450);
-    const locked = await peer.request("bind_transceiver", bindFields(victim));
-    expect(locked.command_status).toBe(CommandStatus.ESME_RBINDFAIL);
-    const row = (
-      await h.pool.query("SELECT locked_until FROM smpp_credentials WHERE system_id = $1", [victim.systemId])
-    ).rows[0];
-    expect(new Date(row.locked_until).getTime()).toBeGreaterThan(Date.now() + 50_000);
-    // Unlocked (as `admin smpp reset` does), the right password binds again.
-    await h.pool.query("UPDATE smpp_credentials SET locked_until = NULL WHERE system_id = $1", [
-      victim.systemId,
-    ]);
-    expect((await peer.request("bind_transceiver", bindFields(victim))).command_status).toBe(
+    // BIND_FAILURE_DELAY_MS is 150 here: the wait before the check doubles per earlier failure.
+    expect(timings[1]).toBeGreaterThanOrEqual(150);
+    expect(timings[2]).toBeGreaterThanOrEqual(300);
+    // SMPP_MAX_BIND_ATTEMPTS (3): the connection is closed after the third refusal.
+    await attacker.closed;
+    // The customer, from an address that has not failed, binds at once with the right password.
+    const started = Date.now();
+    expect((await (await connect()).request("bind_transceiver", bindFields(victim))).command_status).toBe(
       CommandStatus.ESME_ROK,
     );
+    expect(Date.now() - started).toBeLessThan(1000);
+    // Even from the failing address the right password binds (after the wait): slowed, not locked.
+    const again = await RawPeer.connect(h.server.smppPort, "127.0.0.2");
+    peers.push(again);
+    expect((await again.request("bind_transceiver", bindFields(victim))).command_status).toBe(
+      CommandStatus.ESME_ROK,
+    );
+  });
+
+  it("counts parallel wrong binds before checking any: each waits behind the ones before it", async () => {
+    const victim = await h.addCustomer();
+    const attackers = await Promise.all(
+      Array.from({ length: 5 }, () => RawPeer.connect(h.server.smppPort, "127.0.0.3")),
+    );
+    peers.push(...attackers);
+    const started = Date.now();
+    const answers = await Promise.all(
+      attackers.map((peer, i) =>
+        peer.request("bind_transceiver", bindFields(victim, `par${i}`)).then((pdu) => ({
+          status: pdu.command_status,
+          ms: Date.now() - started,
+        })),
+      ),
+    );
+    expect(answers.every((a) => a.status === CommandStatus.ESME_RINVPASWD)).toBe(true);
+    // Waits 0, 150, 300, 600, 1200 ms before the checks: the fifth guess is not checked before 1.2 s.
+    expect(Math.max(...answers.map((a) => a.ms))).toBeGreaterThanOrEqual(1200);
   });
 
   it("refuses binds of a suspended account", async () => {

@@ -52,6 +52,10 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     SMPP_PORT: "0",
     BIND_FAILURE_DELAY_MS: "10",
     RECEIPT_SWEEP_MS: "100",
+    // Every test client comes from 127.0.0.1: per-address caps and throttling would count them as one.
+    // Tests of those limits (binds, hostile) set them back, and use other loopback addresses.
+    SMPP_MAX_CONNECTIONS_PER_ADDRESS: "100000",
+    BIND_ADDRESS_FREE_FAILURES: "100000",
     ...env,
   });
   const server = await startSmppServer(

@@ -26,7 +26,7 @@ const clients: SmppClient[] = [];
 
 beforeAll(async () => {
   world = await createTestWorld();
-  pool = new pg.Pool({ connectionString: world.databaseUrl, max: 4 });
+  pool = world.pool(4);
   accountId = newId("acc");
   await pool.query(
     `INSERT INTO accounts (id, name, balance, requests_per_second, messages_per_second, updated_at)
@@ -46,7 +46,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
   for (const service of processes) service.kill();
-  await pool?.end();
   await world?.destroy();
 });
 

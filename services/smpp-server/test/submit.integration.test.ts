@@ -74,6 +74,15 @@ describe("submit_sm through the acceptance path", () => {
     });
   });
 
+  it("puts a submit with priority_flag 2 or 3 in the high class, others in normal", async () => {
+    const flags = [0, 1, 2, 3];
+    const ids = await Promise.all(
+      flags.map((flag) => submitOk({ priority_flag: flag, short_message: gsm("p") })),
+    );
+    const classes = await Promise.all(ids.map(async (id) => (await h.message(id))!.priority));
+    expect(classes).toEqual(["normal", "normal", "high", "high"]);
+  });
+
   it.each([
     ["IA5 (1)", 1, Buffer.from("Cost $5 & more", "latin1"), "Cost $5 & more"],
     ["Latin-1 (3)", 3, Buffer.from("Café für Jürgen", "latin1"), "Café für Jürgen"],
@@ -155,6 +164,16 @@ describe("customer-side concatenation: one message for the handset, one id per s
     expect(rows).toHaveLength(3);
     expect(new Set(rows.map((row) => row.id)).size).toBe(1);
     expect(rows[0]).toMatchObject({ body: text, source: "smpp", segment_count: 3 });
+    // Every id given answers query_sm, and so does the reassembled message's own id (issue 17).
+    await h.pool.query("UPDATE messages SET status = 'delivered', delivered_at = now() WHERE id = $1", [
+      rows[0]!.id,
+    ]);
+    for (const id of [...ids, rows[0]!.id as string])
+      expect(await client.request("query_sm", { message_id: id, source_addr: "ACME" })).toMatchObject({
+        command_status: 0,
+        message_id: id,
+        message_state: MessageState.DELIVERED,
+      });
   });
 
   it("reassembles Arabic UCS-2 parts, with a character's bytes split across two parts", async () => {

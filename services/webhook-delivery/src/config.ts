@@ -13,8 +13,10 @@ const WebhookDeliverySettings = z.object({
   ...commonSettings,
   /** Port of /healthz and /readyz. */
   PORT: envInt(3040, 0, 65535),
-  /** Deliveries in flight in this process (they mostly wait on customers' servers). */
+  /** Batch jobs in flight in this process, each to one endpoint (they mostly wait on customers' servers). */
   WEBHOOK_CONCURRENCY: envInt(200, 1, 5000),
+  /** One batch job starts no attempt after this long and hands the rest to a new job, so a slow endpoint holds a worker slot for at most this plus one attempt. */
+  WEBHOOK_BATCH_MAX_MS: envInt(10_000, 100, 600_000),
   /** Deliveries in flight to one endpoint across every replica: a slow endpoint holds at most this many slots. */
   WEBHOOK_ENDPOINT_CONCURRENCY: envInt(20, 1, 1000),
   /** One attempt's bound (DESIGN §5: 15 s). */

@@ -3,9 +3,9 @@ import { Batcher } from "@sms/db";
 import type { AttemptResult } from "@sms/webhook-sender";
 import type { WebhookEvent } from "@sms/webhook-events";
 
-export interface StoredDelivery {
+/** A pending delivery this job now holds. */
+export interface ClaimedDelivery {
   eventId: string;
-  status: "pending" | "succeeded" | "failed";
   attempts: number;
   payload: WebhookEvent;
 }
@@ -21,9 +21,16 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
 }
 
-const LOAD = `
-SELECT event_id, status::text AS status, attempts, payload
-FROM webhook_deliveries WHERE event_id = ANY($1::text[])`;
+// The claim (docs/decisions.md#webhook-claims): the job's pending rows that are due, or
+// already its own (a rerun after a crash, the rest of a batch handed on), become its own
+// until the lease ends; a second job for the same rows gets none of them. The lease is
+// next_attempt_at, so the reconciler, which looks for overdue rows, leaves them alone.
+// One second of grace for a worker clock a little ahead of the database's.
+const CLAIM = `
+UPDATE webhook_deliveries SET claim = $2, next_attempt_at = now() + $3 * interval '1 millisecond'
+WHERE event_id = ANY($1::text[]) AND status = 'pending'
+  AND (claim = $2 OR next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
+RETURNING event_id, attempts, payload`;
 
 // Every attempt of a flush in one statement: the attempt rows and the deliveries' new state.
 const RECORD = `
@@ -39,6 +46,7 @@ UPDATE webhook_deliveries AS d SET
   status = a.new_status::"WebhookDeliveryStatus",
   attempts = GREATEST(d.attempts, a.attempt),
   next_attempt_at = a.next_attempt_at,
+  claim = NULL,
   last_attempt_at = a.started_at,
   last_status_code = a.status_code,
   last_error = a.error,
@@ -46,56 +54,40 @@ UPDATE webhook_deliveries AS d SET
 FROM a WHERE d.event_id = a.event_id`;
 
 const FAIL_WITHOUT_ATTEMPT = `
-UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = $2
-WHERE event_id = $1 AND status = 'pending'`;
+UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, claim = NULL, last_error = $2
+WHERE event_id = ANY($1::text[]) AND status = 'pending'`;
 
 /** PostgreSQL text cannot hold NUL; an endpoint's answer can. */
 const storable = (text: string | null) => (text === null ? null : text.replaceAll("\u0000", "\uFFFD"));
 
-/** Reads and writes of webhook_deliveries / webhook_attempts, grouped across concurrent jobs. */
+/** Claims and writes of webhook_deliveries / webhook_attempts; attempts grouped across concurrent jobs. */
 export class DeliveryStore {
-  private readonly loads: Batcher<string, StoredDelivery | null>;
   private readonly records: Batcher<AttemptRecord>;
 
   constructor(private readonly pool: pg.Pool) {
-    this.loads = new Batcher((ids) => this.loadMany(ids), { maxBatch: 500, maxConcurrent: 2 });
     this.records = new Batcher((records) => this.recordMany(records), { maxBatch: 500, maxConcurrent: 2 });
   }
 
-  load(eventId: string): Promise<StoredDelivery | null> {
-    return this.loads.add(eventId);
+  /** Takes the job's pending, due rows for `leaseMs` (one statement); the rest are done, claimed by another job, or not due. */
+  async claim(eventIds: readonly string[], claim: string, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const { rows } = await this.pool.query<{ event_id: string; attempts: number; payload: WebhookEvent }>({
+      name: "webhook-claim-deliveries",
+      text: CLAIM,
+      values: [eventIds, claim, leaseMs],
+    });
+    return rows.map((row) => ({ eventId: row.event_id, attempts: row.attempts, payload: row.payload }));
   }
 
   record(attempt: AttemptRecord): Promise<void> {
     return this.records.add(attempt);
   }
 
-  /** Ends a pending delivery without an attempt (its endpoint is disabled or gone). */
-  async failWithoutAttempt(eventId: string, reason: string): Promise<void> {
+  /** Ends pending deliveries without an attempt (their endpoint is disabled or gone). */
+  async failWithoutAttempt(eventIds: readonly string[], reason: string): Promise<void> {
     await this.pool.query({
       name: "webhook-fail-without-attempt",
       text: FAIL_WITHOUT_ATTEMPT,
-      values: [eventId, reason],
-    });
-  }
-
-  private async loadMany(ids: string[]): Promise<Array<StoredDelivery | null>> {
-    const { rows } = await this.pool.query<{
-      event_id: string;
-      status: StoredDelivery["status"];
-      attempts: number;
-      payload: WebhookEvent;
-    }>({
-      name: "webhook-load-deliveries",
-      text: LOAD,
-      values: [ids],
-    });
-    const byId = new Map(rows.map((row) => [row.event_id, row]));
-    return ids.map((id) => {
-      const row = byId.get(id);
-      return row
-        ? { eventId: row.event_id, status: row.status, attempts: row.attempts, payload: row.payload }
-        : null;
+      values: [eventIds, reason],
     });
   }
 

@@ -1,5 +1,5 @@
 import { createRedis, type Redis } from "@sms/redis";
-import { createTestWorld, type TestWorld } from "@sms/testing";
+import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
 import { createEndpointLeases, type Lease } from "./endpoint-leases";
 
 describe("endpoint leases (real Redis)", () => {
@@ -19,36 +19,37 @@ describe("endpoint leases (real Redis)", () => {
 
   const leasesOn = (connection: Redis, cap: number, leaseMs = 10_000) =>
     createEndpointLeases(connection, { prefix: world.redisPrefix, cap, leaseMs });
+  const held = (accountId: string) => redis.zcard(`${world.redisPrefix}:webhook:inflight:${accountId}`);
 
-  it("grants exactly the cap to many acquires asked at once, across two replicas", async () => {
+  it("grants several slots in one call, never more than the cap across many jobs on two replicas", async () => {
     const [a, b] = [leasesOn(redis, 7), leasesOn(other, 7)];
-    const asked = Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).acquire("acc_cap"));
+    const asked = Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).acquire("acc_cap", 3));
     const granted = (await Promise.all(asked)).filter((lease): lease is Lease => lease !== null);
-    expect(granted).toHaveLength(7);
-    expect(await redis.zcard(`${world.redisPrefix}:webhook:inflight:acc_cap`)).toBe(7);
-    expect(await a.acquire("acc_cap")).toBeNull();
+    expect(granted.reduce((sum, lease) => sum + lease.slots, 0)).toBe(7);
+    expect(granted.every((lease) => lease.slots >= 1 && lease.slots <= 3)).toBe(true);
+    expect(await held("acc_cap")).toBe(7);
+    expect(await a.acquire("acc_cap", 1)).toBeNull();
     // Another endpoint has its own slots.
-    expect(await a.acquire("acc_elsewhere")).not.toBeNull();
+    expect((await a.acquire("acc_elsewhere", 50))?.slots).toBe(7);
     await Promise.all(granted.map((lease) => lease.release()));
-    expect(await redis.zcard(`${world.redisPrefix}:webhook:inflight:acc_cap`)).toBe(0);
+    expect(await held("acc_cap")).toBe(0);
   });
 
-  it("frees a released slot for the acquires of the same turn", async () => {
+  it("a released lease frees its slots for the next job", async () => {
     const leases = leasesOn(redis, 2);
-    const held = await Promise.all([leases.acquire("acc_turn"), leases.acquire("acc_turn")]);
-    expect(held.every((lease) => lease !== null)).toBe(true);
-    const [, next] = await Promise.all([held[0]!.release(), leases.acquire("acc_turn")]);
-    expect(next).not.toBeNull();
-    expect(await leases.acquire("acc_turn")).toBeNull();
+    const first = await leases.acquire("acc_turn", 5);
+    expect(first?.slots).toBe(2);
+    expect(await leases.acquire("acc_turn", 1)).toBeNull();
+    await first!.release();
+    expect((await leases.acquire("acc_turn", 1))?.slots).toBe(1);
   });
 
   it("takes back the slots of a worker that died holding them once their lease runs out", async () => {
     const dead = leasesOn(redis, 3, 200);
-    expect(await Promise.all([1, 2, 3].map(() => dead.acquire("acc_dead")))).not.toContain(null);
+    expect((await dead.acquire("acc_dead", 3))?.slots).toBe(3);
     const survivor = leasesOn(other, 3, 200);
-    expect(await survivor.acquire("acc_dead")).toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const after = await Promise.all([1, 2, 3, 4].map(() => survivor.acquire("acc_dead")));
-    expect(after.filter((lease) => lease !== null)).toHaveLength(3);
+    expect(await survivor.acquire("acc_dead", 1)).toBeNull();
+    const after = await waitFor(() => survivor.acquire("acc_dead", 4), { what: "the dead worker's slots" });
+    expect(after.slots).toBe(3);
   });
 });

@@ -14,7 +14,7 @@ import { closeWorkerWithin } from "@sms/service-runtime";
 import { WebhookEndpoints } from "@sms/webhook-endpoints";
 import { createWebhookSender } from "@sms/webhook-sender";
 import type { WebhookDeliveryConfig } from "./config";
-import { deliver, type DeliverContext } from "./deliver.processor";
+import { deliverBatch, type DeliverContext } from "./deliver.processor";
 import { DeliveryStore } from "./delivery-store";
 import { EndpointHealth } from "./endpoint-health";
 import { createEndpointLeases } from "./endpoint-leases";
@@ -48,6 +48,10 @@ export async function startWebhookDelivery(
   );
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, ...policy });
   const metrics = new WebhookDeliveryMetrics();
+  const producer = createWebhookDeliverProducer(queueContext);
+  let stopping = false;
+  // Rows and endpoint slots are held for a batch's bound plus its last attempt, and a little more.
+  const holdMs = config.WEBHOOK_BATCH_MAX_MS + config.WEBHOOK_TIMEOUT_MS + 5000;
   const context: DeliverContext = {
     store: new DeliveryStore(database.pool),
     endpoints: new EndpointHealth(endpoints, database.pool, logger, {
@@ -57,17 +61,21 @@ export async function startWebhookDelivery(
     leases: createEndpointLeases(redis, {
       prefix: config.REDIS_PREFIX,
       cap: config.WEBHOOK_ENDPOINT_CONCURRENCY,
-      leaseMs: config.WEBHOOK_TIMEOUT_MS + 5000,
+      leaseMs: holdMs,
     }),
     sender: metrics.webhooks.instrumentSender(sender),
+    enqueue: (batches) => producer.enqueueBatches(batches),
     logger,
     retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
     capWaitMs: 2000,
+    batchMaxMs: config.WEBHOOK_BATCH_MAX_MS,
+    claimMs: holdMs,
+    isStopping: () => stopping,
   };
   const worker = openWorker<WebhookDeliverJob>(
     queueContext,
     QUEUES.webhookDeliver,
-    async (job: Job<WebhookDeliverJob>, token?: string) => deliver(context, job, token),
+    async (job: Job<WebhookDeliverJob>, token?: string) => deliverBatch(context, job, token),
     {
       concurrency: config.WEBHOOK_CONCURRENCY,
       // Longer than one attempt's bound (checked in config), so a slow endpoint never makes a job look stalled.
@@ -80,12 +88,12 @@ export async function startWebhookDelivery(
   metrics.queues.instrumentWorker(worker, queueContext);
   worker.on("failed", (job, error) => {
     logger.warn("webhook job failed; BullMQ retries it", {
-      event_id: job?.data.eventId,
+      account_id: job?.data.accountId,
+      deliveries: job?.data.eventIds.length,
       error: error.message,
     });
   });
   worker.on("error", (error) => logger.warn("webhook worker error", { error: error.message }));
-  const producer = createWebhookDeliverProducer(queueContext);
   const reconciler = startWebhookReconciler({
     pool: database.pool,
     producer,
@@ -93,7 +101,6 @@ export async function startWebhookDelivery(
     staleMs: config.WEBHOOK_RECONCILE_STALE_MS,
     intervalMs: config.WEBHOOK_RECONCILE_INTERVAL_MS,
   });
-  let stopping = false;
   const health = await startHealthServer(
     config.PORT,
     {
@@ -108,10 +115,12 @@ export async function startWebhookDelivery(
 
   let stopped: Promise<void> | null = null;
   const stop = async () => {
+    // Running batches start no new attempt from here: they finish the open ones and hand the
+    // rest on as new jobs (same claim). Attempts still waiting on slow endpoints at the bound:
+    // their jobs stay active in Redis and another worker takes them over as stalled, claim and
+    // all (same webhook-id, at-least-once).
     stopping = true;
     reconciler.stop();
-    // Attempts still waiting on slow endpoints at the bound: their jobs stay active in Redis and
-    // another worker takes them over as stalled (same webhook-id, at-least-once).
     if (!(await closeWorkerWithin(worker, config.SHUTDOWN_TIMEOUT_MS)))
       logger.warn("attempts still running at the shutdown bound; handed them back");
     await producer.close().catch(() => undefined);

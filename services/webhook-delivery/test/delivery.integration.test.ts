@@ -48,6 +48,8 @@ describe("webhook delivery (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
       "previous_status",
       "batch_id",
       "otp_id",
+      "smpp_part_ids",
+      "client_ref",
     ]);
     expect(hook.body.data).toMatchObject({
       status: "failed",

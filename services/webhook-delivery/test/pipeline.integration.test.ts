@@ -22,13 +22,14 @@ describe("status webhooks through the real pipeline", () => {
   let d: DispatchWorld;
   let receiver: Receiver;
   let secret: string;
+  let endpoints: WebhookEndpoints;
   const stops: Array<() => Promise<void> | void> = [];
 
   beforeAll(async () => {
     d = await startDispatchWorld();
     receiver = await startReceiver();
     const key = d.world.env.SECRET_ENCRYPTION_KEY!;
-    const endpoints = new WebhookEndpoints(d.db.prisma, createSecretBox(key), {
+    endpoints = new WebhookEndpoints(d.db.prisma, createSecretBox(key), {
       allowLoopback: true,
       allowHttp: true,
     });
@@ -106,5 +107,32 @@ describe("status webhooks through the real pipeline", () => {
       ["message.failed", 3, "sent"],
     ]);
     expect(events[2]).toMatchObject({ status: "failed", error_code: "UNDELIVERABLE" });
+  });
+
+  it("an endpoint subscribed to final events gets only message.delivered: queued and sent cost no delivery", async () => {
+    await endpoints.setEventTypes(d.accountId, ["message.delivered", "message.failed"]);
+    try {
+      const message = await d.send("+14155550100", "Final events only");
+      await d.waitForStatus(message.id, ["delivered"]);
+      const [delivered] = await eventsOf(message.id, 1);
+      expect(delivered).toMatchObject({ event: "message.delivered", sequence: 3, previous_status: "sent" });
+      // The relay publishes a message's events in order, so by the time message.delivered was
+      // sent, queued and sent had been claimed: no row, no job, no POST was made for them.
+      const { rows: pending } = await d.db.pool.query(
+        "SELECT count(*)::int AS n FROM outbox_pending p JOIN outbox_events o ON o.id = p.event_id WHERE o.message_id = $1",
+        [message.id],
+      );
+      expect(pending[0].n).toBe(0);
+      const { rows } = await d.db.pool.query(
+        "SELECT event_type FROM webhook_deliveries WHERE message_id = $1",
+        [message.id],
+      );
+      expect(rows).toEqual([{ event_type: "message.delivered" }]);
+      expect(
+        receiver.received.filter((h) => h.body.message_id === message.id).map((h) => h.body.event),
+      ).toEqual(["message.delivered"]);
+    } finally {
+      await endpoints.setEventTypes(d.accountId, null);
+    }
   });
 });

@@ -27,21 +27,20 @@ export function idempotency(pool: pg.Pool, ttlHours: number): RequestHandler {
         }),
       );
     }
-    const accountId = authOf(res).account.id;
+    const auth = authOf(res);
+    const where: RecordKey = [auth.account.id, auth.keyId, key];
     const requestHash = crypto
       .createHash("sha256")
       .update(`${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`)
       .digest("hex");
-    const claimed = await claim(pool, {
-      accountId,
-      key,
+    const claimed = await claim(pool, where, {
       method: req.method,
       path: req.path,
       requestHash,
       ttlHours,
     });
     if (claimed === "claimed") {
-      storeOnFinish(pool, res, accountId, key);
+      storeOnFinish(pool, res, where);
       return next();
     }
     if (claimed.requestHash !== requestHash) {
@@ -66,26 +65,27 @@ export function idempotency(pool: pg.Pool, ttlHours: number): RequestHandler {
   };
 }
 
+/** account_id, api_key_id, key: the record's primary key. */
+type RecordKey = [accountId: string, apiKeyId: string, key: string];
+
 type Existing = { requestHash: string; responseStatus: number | null; responseBody: unknown };
 
 async function claim(
   pool: pg.Pool,
+  where: RecordKey,
   record: {
-    accountId: string;
-    key: string;
     method: string;
     path: string;
     requestHash: string;
     ttlHours: number;
   },
 ): Promise<"claimed" | Existing> {
-  const where = [record.accountId, record.key];
   for (let attempt = 0; attempt < 2; attempt++) {
     const expiresAt = new Date(Date.now() + record.ttlHours * 3600_000);
     const inserted = await pool.query({
       name: "idempotency-claim",
-      text: `INSERT INTO idempotency_records (account_id, key, method, path, request_hash, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+      text: `INSERT INTO idempotency_records (account_id, api_key_id, key, method, path, request_hash, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
       values: [...where, record.method, record.path, record.requestHash, expiresAt],
     });
     if (inserted.rowCount === 1) return "claimed";
@@ -97,7 +97,7 @@ async function claim(
     }>({
       name: "idempotency-read",
       text: `SELECT request_hash, response_status, response_body, expires_at
-             FROM idempotency_records WHERE account_id = $1 AND key = $2`,
+             FROM idempotency_records WHERE account_id = $1 AND api_key_id = $2 AND key = $3`,
       values: where,
     });
     const existing = rows[0];
@@ -110,7 +110,7 @@ async function claim(
       };
     await pool.query({
       name: "idempotency-drop-expired",
-      text: "DELETE FROM idempotency_records WHERE account_id = $1 AND key = $2 AND expires_at <= now()",
+      text: "DELETE FROM idempotency_records WHERE account_id = $1 AND api_key_id = $2 AND key = $3 AND expires_at <= now()",
       values: where,
     });
   }
@@ -120,18 +120,17 @@ async function claim(
   );
 }
 
-function storeOnFinish(pool: pg.Pool, res: Response, accountId: string, key: string): void {
+function storeOnFinish(pool: pg.Pool, res: Response, where: RecordKey): void {
   const json = res.json.bind(res);
   let body: unknown;
   res.json = (value: unknown) => {
     body = value;
     return json(value);
   };
-  const where = [accountId, key];
   const release = () =>
     pool.query({
       name: "idempotency-release",
-      text: "DELETE FROM idempotency_records WHERE account_id = $1 AND key = $2",
+      text: "DELETE FROM idempotency_records WHERE account_id = $1 AND api_key_id = $2 AND key = $3",
       values: where,
     });
   res.once("finish", () => {
@@ -140,8 +139,8 @@ function storeOnFinish(pool: pg.Pool, res: Response, accountId: string, key: str
         ? release()
         : pool.query({
             name: "idempotency-store",
-            text: `UPDATE idempotency_records SET response_status = $3, response_body = $4::jsonb
-                   WHERE account_id = $1 AND key = $2`,
+            text: `UPDATE idempotency_records SET response_status = $4, response_body = $5::jsonb
+                   WHERE account_id = $1 AND api_key_id = $2 AND key = $3`,
             values: [...where, res.statusCode, body === undefined ? null : JSON.stringify(body)],
           });
     // A response that cannot be stored (jsonb refuses a NUL echoed in an error message)

@@ -1,18 +1,19 @@
-import { Router } from "express";
+import type { RequestHandler, Router } from "express";
 import type { PrismaClient } from "@sms/db";
 import { ApiError } from "@sms/errors";
 import { isId } from "@sms/ids";
+import { resolveEventTypes } from "@sms/webhook-events";
 import { authOf, requirePermission } from "../http/auth";
 import { parseOrThrow } from "../http/validate";
-import { z } from "zod";
+import { BatchIdParam } from "../schemas/sms";
+import { strictRouter } from "../http/strict-router";
 
-const BatchIdParam = z.object({ batch_id: z.string().max(40) });
-
-/** GET /v1/sms/bulk/{batch_id} and GET /v1/account. */
+/** GET /v1/batches/{batch_id} (and its first address, /v1/sms/bulk/{batch_id}) and GET /v1/account. */
 export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: number }): Router {
-  const router = Router();
+  const router = strictRouter();
 
-  router.get("/v1/sms/bulk/:batch_id", requirePermission("sms:read"), async (req, res) => {
+  // /v1/sms/bulk/{batch_id} was the first address: still served, no longer documented (ambiguous beside /v1/sms/{id}/cancel).
+  const getBatch: RequestHandler = async (req, res) => {
     const { batch_id } = parseOrThrow(BatchIdParam, req.params);
     const accountId = authOf(res).account.id;
     if (!isId("bat", batch_id))
@@ -35,13 +36,21 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
       created_at: batch.createdAt.toISOString(),
       counts,
     });
-  });
+  };
+  router.get("/v1/batches/:batch_id", requirePermission("sms:read"), getBatch);
+  router.get("/v1/sms/bulk/:batch_id", requirePermission("sms:read"), getBatch);
 
   router.get("/v1/account", requirePermission("account:read"), async (_req, res) => {
     const account = await prisma.account.findUniqueOrThrow({
       where: { id: authOf(res).account.id },
-      include: { senderIds: { select: { value: true }, orderBy: { value: "asc" } } },
+      include: {
+        senderIds: { select: { value: true }, orderBy: { value: "asc" } },
+        webhook: { select: { url: true, enabled: true, eventTypes: true } },
+      },
     });
+    // NULL is every event (docs/decisions.md#webhook-event-types); Prisma types the list as never null.
+    const eventTypes = account.webhook && (account.webhook.eventTypes as string[] | null);
+    const allEvents = !eventTypes || eventTypes.length === 0;
     res.json({
       account_id: account.id,
       name: account.name,
@@ -55,6 +64,12 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
         max_segments: limits.maxSegments,
       },
       sender_ids: account.senderIds.map((s) => s.value),
+      webhook: account.webhook && {
+        url: account.webhook.url,
+        enabled: account.webhook.enabled,
+        event_types: resolveEventTypes(allEvents ? null : eventTypes),
+        all_events: allEvents,
+      },
     });
   });
 

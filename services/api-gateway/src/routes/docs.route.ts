@@ -1,5 +1,6 @@
 import path from "node:path";
-import express, { Router } from "express";
+import express, { type Router } from "express";
+import { strictRouter } from "../http/strict-router";
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>SMS platform API</title>
@@ -9,7 +10,7 @@ const PAGE = `<!doctype html>
 
 /** GET /openapi.json and GET /docs (Swagger UI served from our own copy: no CDN, CSP-friendly). */
 export function docsRoutes(document: object, docsEnabled: boolean): Router {
-  const router = Router();
+  const router = strictRouter();
   router.get("/openapi.json", (_req, res) => res.json(document));
   if (!docsEnabled) return router;
   const assets = path.dirname(require.resolve("swagger-ui-dist/package.json"));

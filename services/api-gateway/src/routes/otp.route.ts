@@ -1,21 +1,22 @@
-import { Router } from "express";
+import type { RequestHandler, Router } from "express";
 import type { OtpService } from "@sms/otp";
 import { authOf, requirePermission } from "../http/auth";
 import { parseOrThrow } from "../http/validate";
 import { OtpIdParam, SendOtpRequest, VerifyOtpRequest } from "../schemas/otp";
+import { strictRouter } from "../http/strict-router";
 
 /** POST /v1/otp/send, POST /v1/otp/verify, GET /v1/otp/{otp_id}: answered synchronously by @sms/otp. */
-export function otpRoutes(otp: OtpService): Router {
-  const router = Router();
+export function otpRoutes(otp: OtpService, idempotent: RequestHandler): Router {
+  const router = strictRouter();
 
-  router.post("/v1/otp/send", requirePermission("otp:send"), async (req, res) => {
+  router.post("/v1/otp/send", requirePermission("otp:send"), idempotent, async (req, res) => {
     const body = parseOrThrow(SendOtpRequest, req.body);
-    const sent = await otp.send(authOf(res).account.id, body);
-    res.locals.messagesAccepted = 1;
+    const { account, senderIds } = authOf(res);
+    const sent = await otp.send(account.id, body, { dailyQuota: account.dailyQuota, senderIds });
     res.status(201).json(sent);
   });
 
-  router.post("/v1/otp/verify", requirePermission("otp:verify"), async (req, res) => {
+  router.post("/v1/otp/verify", requirePermission("otp:verify"), idempotent, async (req, res) => {
     const body = parseOrThrow(VerifyOtpRequest, req.body);
     res.json(await otp.verify(authOf(res).account.id, body.otp_id, body.code));
   });

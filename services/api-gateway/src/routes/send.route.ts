@@ -1,21 +1,28 @@
-import { Router } from "express";
+import type { RequestHandler, Router } from "express";
 import type { MessageAcceptor } from "@sms/message-acceptance";
 import { authOf, requirePermission } from "../http/auth";
 import { parseOrThrow } from "../http/validate";
 import { BulkSmsRequest, SendSmsRequest } from "../schemas/sms";
+import { strictRouter } from "../http/strict-router";
 
-/** POST /v1/sms/send and POST /v1/sms/bulk. */
-export function sendRoutes(acceptor: MessageAcceptor): Router {
-  const router = Router();
+/** POST /v1/sms/send and POST /v1/sms/bulk; `idempotent` runs after the permission check. */
+export function sendRoutes(acceptor: MessageAcceptor, idempotent: RequestHandler): Router {
+  const router = strictRouter();
 
-  router.post("/v1/sms/send", requirePermission("sms:send"), async (req, res) => {
+  router.post("/v1/sms/send", requirePermission("sms:send"), idempotent, async (req, res) => {
     const body = parseOrThrow(SendSmsRequest, req.body);
     const auth = authOf(res);
     const message = await acceptor.acceptOne(
-      { id: auth.account.id, senderIds: auth.senderIds },
-      { to: body.to, message: body.message, senderId: body.sender_id, scheduledAt: body.scheduled_at },
+      { id: auth.account.id, senderIds: auth.senderIds, dailyQuota: auth.account.dailyQuota },
+      {
+        to: body.to,
+        message: body.message,
+        senderId: body.sender_id,
+        scheduledAt: body.scheduled_at,
+        priority: body.priority,
+        clientRef: body.client_ref,
+      },
     );
-    res.locals.messagesAccepted = 1;
     res.status(202).json({
       message_id: message.id,
       status: message.status,
@@ -25,17 +32,24 @@ export function sendRoutes(acceptor: MessageAcceptor): Router {
       encoding: message.encoding === "GSM7" ? "GSM-7" : "UCS-2",
       scheduled_at: message.scheduledAt?.toISOString() ?? null,
       created_at: message.createdAt.toISOString(),
+      priority: message.priority,
+      client_ref: message.clientRef ?? null,
     });
   });
 
-  router.post("/v1/sms/bulk", requirePermission("sms:send"), async (req, res) => {
+  router.post("/v1/sms/bulk", requirePermission("sms:send"), idempotent, async (req, res) => {
     const body = parseOrThrow(BulkSmsRequest, req.body);
     const auth = authOf(res);
     const result = await acceptor.acceptBulk(
-      { id: auth.account.id, senderIds: auth.senderIds },
-      { senderId: body.sender_id, items: body.messages, maxItems: auth.account.maxBatchSize },
+      { id: auth.account.id, senderIds: auth.senderIds, dailyQuota: auth.account.dailyQuota },
+      {
+        senderId: body.sender_id,
+        items: body.messages.map((item) => ({ ...item, clientRef: item.client_ref })),
+        maxItems: auth.account.maxBatchSize,
+        priority: body.priority,
+        clientRef: body.client_ref,
+      },
     );
-    res.locals.messagesAccepted = result.accepted.length;
     res.status(202).json({
       batch_id: result.batchId,
       accepted: result.accepted.length,

@@ -11,8 +11,14 @@ export const SendOtpRequest = z
     length: z.number().int().min(4).max(8).default(6).meta({ description: "Digits of the code" }),
     expiry: z.number().int().min(30).max(3600).default(300).meta({ description: "Lifetime in seconds" }),
     template: safeText().min(1).max(1000).optional().meta({
-      description: "The SMS text, with {code} exactly once; default: Your verification code is {code}",
+      description:
+        "The SMS text, with {code} exactly once; default: Your verification code is {code}. Under the shared OTP sender (no sender_id) the rendered text must fit one segment (160 GSM-7 or 70 UCS-2 characters)",
       example: "Your Acme code is {code}",
+    }),
+    sender_id: safeText().min(1).max(16).optional().meta({
+      description:
+        "One of the account's authorized sender ids (INVALID_SENDER otherwise); default: the platform's shared OTP sender",
+      example: "ACME",
     }),
   })
   .meta({ id: "SendOtpRequest" });

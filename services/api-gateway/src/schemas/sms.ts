@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WEBHOOK_EVENT_TYPES } from "@sms/webhook-events";
 import { Encoding, MessageStatus, text as safeText } from "./common";
 
 const phone = safeText()
@@ -9,6 +10,17 @@ const text = safeText().max(20000).meta({
   example: "Your order has shipped",
 });
 const senderId = safeText().min(1).max(16).meta({ description: "An authorized sender id", example: "ACME" });
+export const Priority = z.enum(["high", "normal", "bulk"]).meta({
+  id: "Priority",
+  description:
+    "Dispatch class: high (OTPs and urgent sends), normal, bulk. Classes are weighted, never strict: a lower class is slowed, never stopped. The account's messages per second apply to every class.",
+});
+
+const clientRef = safeText().min(1).max(128).meta({
+  description:
+    "Your own reference (1 to 128 characters): echoed in GET, in lists (filter client_ref) and in every webhook",
+  example: "order-4711",
+});
 
 export const SendSmsRequest = z
   .strictObject({
@@ -19,6 +31,8 @@ export const SendSmsRequest = z
       description: "ISO 8601 UTC time to send at; omit to send now",
       example: "2030-01-31T09:30:00Z",
     }),
+    priority: Priority.optional().meta({ description: "Dispatch class; default normal" }),
+    client_ref: clientRef.optional(),
   })
   .meta({ id: "SendSmsRequest" });
 export type SendSmsRequest = z.infer<typeof SendSmsRequest>;
@@ -33,14 +47,27 @@ export const SendSmsResponse = z
     encoding: Encoding,
     scheduled_at: z.string().nullable(),
     created_at: z.string(),
+    priority: Priority,
+    client_ref: z.string().nullable(),
   })
   .meta({ id: "SendSmsResponse" });
 
 export const BulkSmsRequest = z
   .strictObject({
     sender_id: senderId,
+    priority: Priority.optional().meta({
+      description: "Dispatch class of every item that names none; default bulk",
+    }),
+    client_ref: clientRef.optional().meta({ description: "The client_ref of every item that names none" }),
     messages: z
-      .array(z.strictObject({ to: safeText().max(32), message: text }))
+      .array(
+        z.strictObject({
+          to: safeText().max(32),
+          message: text,
+          priority: Priority.optional(),
+          client_ref: clientRef.optional(),
+        }),
+      )
       .min(1)
       .meta({ description: "1 to the account's limit (10,000 by default)" }),
   })
@@ -59,6 +86,7 @@ export const BulkSmsResponse = z
         to: z.string(),
         status: z.literal("queued"),
         segments: z.number().int(),
+        client_ref: z.string().nullable(),
       }),
     ),
     errors: z.array(
@@ -74,7 +102,7 @@ export const BulkSmsResponse = z
 export const StatusChange = z
   .object({
     status: MessageStatus,
-    previous_status: MessageStatus.nullable(),
+    previous_status: z.union([MessageStatus, z.null()]),
     sequence: z.number().int(),
     at: z.string(),
     error_code: z.string().nullable(),
@@ -92,7 +120,9 @@ export const MessageView = z
     encoding: Encoding,
     credits: z.number().int(),
     source: z.enum(["api", "smpp", "otp"]),
+    priority: Priority,
     batch_id: z.string().nullable(),
+    client_ref: z.string().nullable().meta({ description: "Your own reference, as sent" }),
     scheduled_at: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
@@ -112,7 +142,20 @@ export const MessageView = z
   })
   .meta({ id: "Message" });
 
-export const MessageWithHistory = MessageView.extend({ history: z.array(StatusChange) }).meta({
+export const MessageWithHistory = MessageView.extend({
+  history: z.array(StatusChange),
+  smpp_part: z
+    .object({
+      id: z.string().meta({ description: "The id submit_sm_resp gave this part" }),
+      index: z.number().int().meta({ description: "Its place in the message, from 1" }),
+      total: z.number().int(),
+    })
+    .optional()
+    .meta({
+      description:
+        "Present when the message was fetched by the id of one of its SMPP parts: a concatenated submit gets one id per part, and each answers the reassembled message",
+    }),
+}).meta({
   id: "MessageWithHistory",
 });
 
@@ -120,6 +163,11 @@ export const ListMessagesQuery = z.strictObject({
   status: MessageStatus.optional(),
   to: safeText().max(32).optional(),
   batch_id: safeText().max(40).optional(),
+  client_ref: safeText()
+    .min(1)
+    .max(128)
+    .optional()
+    .meta({ description: "Only messages sent with this client_ref" }),
   from: z.iso.datetime({ offset: true }).optional().meta({ description: "Created at or after (ISO 8601)" }),
   until: z.iso.datetime({ offset: true }).optional().meta({ description: "Created before (ISO 8601)" }),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -130,6 +178,10 @@ export type ListMessagesQuery = z.infer<typeof ListMessagesQuery>;
 export const MessageList = z
   .object({ data: z.array(MessageView), next_cursor: z.string().nullable() })
   .meta({ id: "MessageList" });
+
+export const BatchIdParam = z.object({
+  batch_id: z.string().max(40).meta({ example: "bat_01JD6Z8Q4G2M0F3T6S8V9W0X1Z" }),
+});
 
 export const BatchView = z
   .object({
@@ -142,6 +194,18 @@ export const BatchView = z
     counts: z.record(MessageStatus, z.number().int()),
   })
   .meta({ id: "Batch" });
+
+const AccountWebhook = z.object({
+  url: z.string(),
+  enabled: z.boolean(),
+  event_types: z.array(z.enum(WEBHOOK_EVENT_TYPES)).meta({
+    description:
+      "The events POSTed to the endpoint, spelled out (every type when all_events is true). webhook.test is always sent.",
+  }),
+  all_events: z.boolean().meta({
+    description: "True when the endpoint receives every message.* event, including kinds added later",
+  }),
+});
 
 export const AccountView = z
   .object({
@@ -157,5 +221,6 @@ export const AccountView = z
       max_segments: z.number().int(),
     }),
     sender_ids: z.array(z.string()),
+    webhook: AccountWebhook.nullable().meta({ description: "The webhook endpoint; null when none is set" }),
   })
   .meta({ id: "Account" });

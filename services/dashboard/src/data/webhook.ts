@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { PrismaClient } from "@sms/db";
 import type { WebhookDeliverProducer } from "@sms/queues";
-import { replayFailedDeliveries, type WebhookEndpoints } from "@sms/webhook-endpoints";
+import { replayFailedDeliveries, type ReplayResult, type WebhookEndpoints } from "@sms/webhook-endpoints";
 import { buildTestDelivery } from "@sms/webhook-events";
 import type { AttemptResult, WebhookSender } from "@sms/webhook-sender";
 import { decodeCursor, toPage, type Page } from "../pagination";
@@ -77,19 +77,22 @@ export function countFailedDeliveries(prisma: PrismaClient, accountId: string): 
  * The same statement as the CLI's `webhook replay`, scoped to the account. No upper bound:
  * created_at is the database's clock, and this process's `now` as a bound would leave out
  * a delivery that failed in the same millisecond, or any while our clock runs behind.
+ * At most `maxPerRequest` per call (WEBHOOK_REPLAY_MAX_PER_REQUEST), the oldest first.
  */
 export function replayFailed(
   pool: pg.Pool,
   producer: WebhookDeliverProducer,
   accountId: string,
   what: { eventId: string } | { days: number },
+  maxPerRequest: number,
   now = new Date(),
-): Promise<number> {
+): Promise<ReplayResult> {
   return replayFailedDeliveries(
     pool,
     producer,
     "eventId" in what
       ? { eventIds: [what.eventId], accountId }
       : { accountId, from: new Date(now.getTime() - what.days * 24 * 3600_000) },
+    maxPerRequest,
   );
 }

@@ -27,7 +27,15 @@ export function messageRoutes(deps: DashboardDeps): Router {
   router.get("/messages/:id", async (req, res) => {
     const session = sessionOf(res);
     const detail = await findMessage(prisma, session.accountId, req.params.id);
-    if (!detail) throw new NotFoundError();
+    if (!detail) {
+      // The id an SMPP customer was given for one part of a concatenated submit: its message.
+      const part = await prisma.smppSubmit.findFirst({
+        where: { id: req.params.id, accountId: session.accountId, messageId: { not: null } },
+        select: { messageId: true },
+      });
+      if (part?.messageId) return res.redirect(303, `/messages/${encodeURIComponent(part.messageId)}`);
+      throw new NotFoundError();
+    }
     sendPage(res, 200, messagePage(session, detail));
   });
 

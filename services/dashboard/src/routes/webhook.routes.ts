@@ -3,6 +3,7 @@ import { isId } from "@sms/ids";
 import { SecretBoxError } from "@sms/secret-box";
 import { WebhookEndpointError } from "@sms/webhook-endpoints";
 import { countFailedDeliveries, listAttempts, replayFailed, sendTestEvent } from "../data/webhook";
+import { parseEventsForm } from "../data/webhook-events-form";
 import type { DashboardDeps } from "../deps";
 import { formOf, NotFoundError, sendPage, sessionOf, textOf } from "../http";
 import { pageSize } from "../pagination";
@@ -126,6 +127,26 @@ export function webhookRoutes(deps: DashboardDeps): Router {
     }),
   );
 
+  router.post("/settings/webhook/events", (req, res) =>
+    withEndpoint(res, async () => {
+      const session = sessionOf(res);
+      const parsed = parseEventsForm(formOf(req));
+      if (parsed.value === undefined)
+        return render(res, 400, { events: parsed.form, eventsError: parsed.error });
+      await endpoints.setEventTypes(session.accountId, parsed.value);
+      deps.logger.info("webhook event types set in the dashboard", {
+        account_id: session.accountId,
+        user_id: session.userId,
+        event_types: parsed.value ?? "all",
+      });
+      await render(res, 200, {
+        message: parsed.value
+          ? `Your endpoint now receives ${parsed.value.join(", ")}.`
+          : "Your endpoint now receives every event.",
+      });
+    }),
+  );
+
   router.post("/settings/webhook/enable", (_req, res) =>
     withEndpoint(res, async () => {
       await endpoints.enable(sessionOf(res).accountId);
@@ -140,15 +161,31 @@ export function webhookRoutes(deps: DashboardDeps): Router {
     const days = Number(textOf(form, "days", 3));
     if (eventId) {
       if (!isId("evt", eventId)) throw new NotFoundError();
-      const count = await replayFailed(deps.db.pool, deps.webhookProducer, session.accountId, { eventId });
+      const { replayed } = await replayFailed(
+        deps.db.pool,
+        deps.webhookProducer,
+        session.accountId,
+        { eventId },
+        deps.config.WEBHOOK_REPLAY_MAX_PER_REQUEST,
+      );
       // Another account's event, or one that is not failed: nothing to replay, the same 404.
-      if (count === 0) throw new NotFoundError();
+      if (replayed === 0) throw new NotFoundError();
       return render(res, 200, { message: `Event ${eventId} is queued again.` });
     }
     if (![1, 7, 30].includes(days)) return render(res, 400, { error: "Choose 1, 7 or 30 days." });
-    const count = await replayFailed(deps.db.pool, deps.webhookProducer, session.accountId, { days });
+    const { replayed, remaining } = await replayFailed(
+      deps.db.pool,
+      deps.webhookProducer,
+      session.accountId,
+      { days },
+      deps.config.WEBHOOK_REPLAY_MAX_PER_REQUEST,
+    );
+    const more =
+      remaining > 0
+        ? ` ${remaining} more in that period ${remaining === 1 ? "is" : "are"} still failed: replay again to queue the next ${Math.min(remaining, deps.config.WEBHOOK_REPLAY_MAX_PER_REQUEST)}.`
+        : "";
     await render(res, 200, {
-      message: `${count} failed deliver${count === 1 ? "y is" : "ies are"} queued again.`,
+      message: `${replayed} failed deliver${replayed === 1 ? "y is" : "ies are"} queued again.${more}`,
     });
   });
 

@@ -1,4 +1,11 @@
-import { decoyPasswordHash, hashSecretToken, hashPassword, normalizeEmail, verifyPassword } from "@sms/auth";
+import {
+  clientBucket,
+  decoyPasswordHash,
+  hashSecretToken,
+  hashPassword,
+  normalizeEmail,
+  verifyPassword,
+} from "@sms/auth";
 import type { PrismaClient } from "@sms/db";
 import { lockedUntil, type LockoutPolicy } from "./lockout";
 
@@ -18,12 +25,16 @@ const HISTORY_KEEP_MS = 24 * 3600 * 1000;
 
 /**
  * Checks an e-mail and password under the lockouts: per e-mail address, and per client
- * address. One transaction per attempt, serialized by advisory locks (client address
- * first, then e-mail, always in that order), so parallel guesses cannot slip past either
- * limit. An unknown address, a user who has not chosen a password yet and a wrong password
- * look the same from outside (the same answer, a decoy hash so the same time) and all
- * count towards both lockouts. A success wipes the e-mail's count, not the client
- * address's: signing in to one's own account must not buy more guesses at others.
+ * address (IPv6 by its /64, so one host does not get a bucket per address). The counting
+ * is one short transaction, serialized by advisory locks (client address first, then
+ * e-mail, always in that order), that records the attempt as a failure before the password
+ * is looked at, so parallel guesses cannot slip past either limit. scrypt then runs with no
+ * database connection held (issue 19 item 5: thirty slow hashes held thirty pooled
+ * connections and starved every page); a match turns the attempt into a success. An
+ * unknown address, a user who has not chosen a password yet and a wrong password look the
+ * same from outside (the same answer, a decoy hash so the same time) and all count towards
+ * both lockouts. A success wipes the e-mail's count, not the client address's: signing in
+ * to one's own account must not buy more guesses at others.
  */
 export async function signIn(
   prisma: PrismaClient,
@@ -32,15 +43,44 @@ export async function signIn(
   now = new Date(),
 ): Promise<SignInResult> {
   const email = normalizeEmail(input.email).slice(0, 254);
+  const ip = input.ip === undefined ? undefined : clientBucket(input.ip);
+  const counted = await countAttempt(prisma, { email, ip }, policy, now);
+  if (counted.outcome === "locked") return counted;
+  const { attemptId, user } = counted;
+  const stored = user?.passwordHash ?? (await decoyPasswordHash());
+  const matches = (await verifyPassword(input.password, stored)) && Boolean(user?.passwordHash);
+  if (!matches || !user) return { outcome: "wrong-credentials" };
+  await prisma.$transaction([
+    prisma.dashboardLoginAttempt.update({ where: { id: attemptId }, data: { succeeded: true } }),
+    prisma.dashboardUser.update({ where: { id: user.id }, data: { lastSignInAt: now } }),
+  ]);
+  return { outcome: "signed-in", user: { id: user.id, accountId: user.accountId } };
+}
+
+type Counted =
+  | Extract<SignInResult, { outcome: "locked" }>
+  | {
+      outcome: "counted";
+      attemptId: bigint;
+      user: { id: string; accountId: string; passwordHash: string | null } | null;
+    };
+
+/** Checks both lockouts and records the attempt as a failure, in one short transaction. */
+function countAttempt(
+  prisma: PrismaClient,
+  { email, ip }: { email: string; ip: string | undefined },
+  policy: SignInPolicy,
+  now: Date,
+): Promise<Counted> {
   const windowStart = new Date(now.getTime() - policy.windowMs);
   return prisma.$transaction(
-    async (tx) => {
+    async (tx): Promise<Counted> => {
       const lock = (key: string) =>
         tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) AS locked`;
-      if (input.ip) {
-        await lock(`dashboard-sign-in-ip:${input.ip}`);
+      if (ip) {
+        await lock(`dashboard-sign-in-ip:${ip}`);
         const failures = await tx.dashboardLoginAttempt.findMany({
-          where: { ip: input.ip, succeeded: false, at: { gt: windowStart } },
+          where: { ip, succeeded: false, at: { gt: windowStart } },
           orderBy: { at: "desc" },
           take: policy.ipAttempts,
           select: { succeeded: true, at: true },
@@ -59,21 +99,20 @@ export async function signIn(
       // A locked address is refused before the password is looked at; the refusal is not
       // recorded, so the lock ends when the window says, not later.
       if (until) return { outcome: "locked", until, by: "email" };
-      const user = await tx.dashboardUser.findUnique({ where: { email } });
-      const stored = user?.passwordHash ?? (await decoyPasswordHash());
-      const matches = (await verifyPassword(input.password, stored)) && Boolean(user?.passwordHash);
       await tx.dashboardLoginAttempt.deleteMany({
         where: { email, at: { lt: new Date(now.getTime() - HISTORY_KEEP_MS) } },
       });
-      await tx.dashboardLoginAttempt.create({
-        data: { email, succeeded: matches, ip: input.ip ?? null, at: now },
+      const attempt = await tx.dashboardLoginAttempt.create({
+        data: { email, succeeded: false, ip: ip ?? null, at: now },
+        select: { id: true },
       });
-      if (!matches || !user) return { outcome: "wrong-credentials" };
-      await tx.dashboardUser.update({ where: { id: user.id }, data: { lastSignInAt: now } });
-      return { outcome: "signed-in", user: { id: user.id, accountId: user.accountId } };
+      const user = await tx.dashboardUser.findUnique({
+        where: { email },
+        select: { id: true, accountId: true, passwordHash: true },
+      });
+      return { outcome: "counted", attemptId: attempt.id, user };
     },
-    // scrypt takes tens of milliseconds, more on a busy machine.
-    { timeout: 20_000, maxWait: 10_000 },
+    { timeout: 10_000, maxWait: 10_000 },
   );
 }
 

@@ -1,12 +1,15 @@
 import type { EndpointView } from "@sms/webhook-endpoints";
+import { WEBHOOK_EVENT_TYPES } from "@sms/webhook-events";
 import type { AttemptResult } from "@sms/webhook-sender";
 import type { AttemptRow } from "../data/webhook";
+import type { EventsForm } from "../data/webhook-events-form";
 import type { Page } from "../pagination";
 import type { DashboardSession } from "../security/sessions";
 import {
   actionButton,
   csrfInput,
   field,
+  fieldError,
   notice,
   pager,
   secretBox,
@@ -25,11 +28,58 @@ export interface WebhookPageState {
   failedCount: number;
   url?: string;
   urlError?: string;
+  /** The events form as sent, shown again beside its error. */
+  events?: EventsForm;
+  eventsError?: string;
   /** A secret to show once (new endpoint, rotation) or on request (reveal). */
   secrets?: { label: string; current: string; previous?: string | null; note: string };
   test?: AttemptResult;
   message?: Html | string;
   error?: string;
+}
+
+const EVENT_HELP: Record<(typeof WEBHOOK_EVENT_TYPES)[number], string> = {
+  "message.queued": "accepted and waiting to go to a carrier",
+  "message.sent": "a carrier took it",
+  "message.delivered": "the handset got it",
+  "message.failed": "it will not be delivered (error_code says why, EXPIRED included)",
+  "message.received": "an inbound message to one of your numbers (coming soon)",
+};
+
+/** All events, or a chosen few (checkboxes); what the endpoint has now unless a refused form is shown again. */
+function eventsForm(endpoint: EndpointView, state: WebhookPageState, csrf: string) {
+  const all = state.events ? state.events.all : endpoint.eventTypes === null;
+  const ticked = new Set(state.events ? state.events.types : (endpoint.eventTypes ?? []));
+  return html`<form method="post" action="/settings/webhook/events" novalidate>
+    ${csrfInput(csrf)}
+    <fieldset${state.eventsError ? html` aria-describedby="f-events-error"` : ""}>
+      <legend>Events to receive</legend>
+      <div class="check">
+        <input type="radio" id="events-all" name="events" value="all"${all ? html` checked` : ""} />
+        <label for="events-all">All events, including kinds we add later</label>
+      </div>
+      <div class="check">
+        <input type="radio" id="events-some" name="events" value="some"${all ? "" : html` checked`} />
+        <label for="events-some">Only the ones ticked here:</label>
+      </div>
+      ${WEBHOOK_EVENT_TYPES.map(
+        (type) =>
+          html`<div class="check">
+            <input
+              type="checkbox"
+              id="event-${type.replace(".", "-")}"
+              name="types"
+              value="${type}"
+              ${ticked.has(type) ? html` checked` : ""}
+            />
+            <label for="event-${type.replace(".", "-")}"><code>${type}</code>: ${EVENT_HELP[type]}</label>
+          </div>`,
+      )}
+      ${fieldError("f-events", state.eventsError)}
+    </fieldset>
+    <p class="hint">Events you do not receive are not kept for later. Test events are always sent.</p>
+    <button class="button button-secondary" type="submit">Save events</button>
+  </form>`;
 }
 
 function testNotice(result: AttemptResult) {
@@ -62,6 +112,10 @@ export function webhookPage(state: WebhookPageState) {
             ? html`<dl class="facts">
                   <dt>URL</dt>
                   <dd><code>${endpoint.url}</code></dd>
+                  <dt>Events</dt>
+                  <dd>
+                    ${endpoint.eventTypes === null ? "All events" : endpoint.eventTypes.map((t, i) => html`${i > 0 ? ", " : ""}<code>${t}</code>`)}
+                  </dd>
                   <dt>State</dt>
                   <dd>
                     ${endpoint.enabled ? html`<span class="badge badge-delivered">enabled</span>` : html`${statusBadge("failed")} disabled (${endpoint.disabledReason ?? "?"}) since ${time(endpoint.disabledAt)}`}
@@ -91,6 +145,7 @@ export function webhookPage(state: WebhookPageState) {
           ${field({ label: endpoint ? "Change the URL" : "URL", name: "url", type: "url", value: state.url ?? endpoint?.url ?? "", required: true, maxlength: 2048, placeholder: "https://example.com/sms-events", hint: "https, no user name or password, not a private address. We send a test event when you save.", error: state.urlError })}
           <button class="button button-primary" type="submit">Save URL</button>
         </form>
+        ${endpoint ? eventsForm(endpoint, state, csrf) : ""}
       </section>
       <section class="card" aria-labelledby="replay-h">
         <h2 id="replay-h">Failed deliveries</h2>

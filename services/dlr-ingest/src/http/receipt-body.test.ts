@@ -10,6 +10,7 @@ describe("readReceiptBody", () => {
       state: "undeliverable",
       errorCode: "5",
       doneAt: new Date("2026-11-21T23:10:00Z"),
+      doneAtHasSeconds: false,
       raw: { source: "http", message_id: "7b", stat: "undeliv", err: 5, done_date: "2611212310" },
     });
   });
@@ -28,6 +29,7 @@ describe("readReceiptBody", () => {
       state: "expired",
       errorCode: "003",
       doneAt: new Date("2026-11-21T23:01:00Z"),
+      doneAtHasSeconds: false,
       raw: expect.objectContaining({ id: "1234", stat: "EXPIRED", err: "003" }),
     });
     expect(readReceiptBody({ text }).raw).not.toHaveProperty("text");

@@ -1,5 +1,6 @@
 import { ApiError } from "@sms/errors";
 import { z } from "@sms/config";
+import { doneDateHasSeconds } from "../done-date";
 import { parseReceiptDate, parseReceiptText, stateFromStat, type ReceiptState } from "@sms/smpp";
 
 /** The JSON form of an HTTP receipt; unknown fields are ignored (carriers add their own). */
@@ -21,6 +22,8 @@ export interface HttpReceipt {
   state: ReceiptState;
   errorCode: string | undefined;
   doneAt: Date | undefined;
+  /** doneAt has seconds: recorded as the time it happened (else our receive time is). */
+  doneAtHasSeconds: boolean;
   /** What carrier_receipts.raw keeps: the receipt's fields, never the quoted message text or unknown fields. */
   raw: Record<string, unknown>;
 }
@@ -39,6 +42,7 @@ export function readReceiptBody(body: unknown): HttpReceipt {
     state: stateFromStat(json.stat),
     errorCode: json.err === undefined ? undefined : String(json.err),
     doneAt: readDoneDate(json.done_date),
+    doneAtHasSeconds: doneDateHasSeconds(json.done_date),
     raw: {
       source: "http",
       message_id: json.message_id,
@@ -65,6 +69,7 @@ function fromText(text: string): HttpReceipt {
     state: stateFromStat(fields.stat),
     errorCode: fields.err || undefined,
     doneAt: readDoneDate(fields["done date"], "text"),
+    doneAtHasSeconds: doneDateHasSeconds(fields["done date"]),
     raw: {
       source: "http",
       id,

@@ -1,0 +1,267 @@
+// pnpm bench:fairness — one account's campaign must not hold up another account's OTPs.
+// The platform as `npm start` runs it (the same service set as bench:e2e); two accounts with
+// the default limits (100 messages/s each) and their own keys:
+//  1. B alone: 50 POST /v1/otp/send at 5/s (open loop), each timed to `delivered`;
+//  2. A sends BENCH_FAIRNESS_CAMPAIGN (10,000) through POST /v1/sms/bulk, 1,000 per request,
+//     one after another; B's 50 OTPs at 5/s start as soon as A's first request is answered.
+// "Delivered" is when the platform recorded it: the bench polls the messages' status in
+// PostgreSQL every 50 ms (the history's own timestamps are the carrier's receipt done date,
+// whole minutes). With BENCH_FAIRNESS_WEBHOOKS=1 (the default) both accounts' endpoints get
+// every event, and B's message.delivered webhook arrival is printed too. Prints B's p50/p99/max
+// alone and during the campaign (target: p99 ≤ 1 s during), how far A's campaign had come and
+// A's drain rate (A's limit: 100/s).
+import pg from "pg";
+import { createSecretBox } from "@sms/secret-box";
+import { generateSecret } from "@sms/webhook-signing";
+import { jsonClient, machineLoad } from "./load-generator";
+import { startWebhookReceiver, type WebhookReceiver } from "./pipeline-support";
+import { routeEverythingTo, startPlatform, startSimulator } from "./platform";
+import {
+  BACKGROUND_NICE,
+  BENCH_SECRETS,
+  createBenchAccount,
+  deleteRedisPrefix,
+  freshDatabase,
+  stopService,
+} from "./support";
+
+const CAMPAIGN = Number(process.env.BENCH_FAIRNESS_CAMPAIGN ?? 10_000);
+const BULK_SIZE = 1000;
+const OTPS = 50;
+const OTP_RATE = 5;
+const POLL_MS = 50;
+const WEBHOOKS = process.env.BENCH_FAIRNESS_WEBHOOKS !== "0";
+/** How long B's OTPs may take to be delivered before the bench gives up on them. */
+const TIMEOUT_MS = Number(process.env.BENCH_FAIRNESS_TIMEOUT_S ?? 120) * 1000;
+/** Ports BASE+1 … BASE+12 (BENCH_PORT, default 4200). */
+const BASE = Number(process.env.BENCH_PORT ?? 4200);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+type Client = ReturnType<typeof jsonClient>;
+
+interface Otp {
+  messageId: string;
+  sentAt: number;
+}
+
+/** OTPS sends at OTP_RATE per second, each at its due time whatever the previous ones do. */
+async function sendOtps(client: Client, firstPhone: number, otps: Otp[], refused: string[]): Promise<void> {
+  const start = Date.now();
+  const inFlight: Array<Promise<void>> = [];
+  for (let i = 0; i < OTPS; i++) {
+    const wait = start + (i * 1000) / OTP_RATE - Date.now();
+    if (wait > 0) await sleep(wait);
+    inFlight.push(
+      (async () => {
+        const sentAt = Date.now();
+        const response = await client.post("/v1/otp/send", {
+          phone: `+1415555${String(firstPhone + i).padStart(4, "0")}`,
+          template: "Your bench code is {code}",
+        });
+        if (response.status === 201) otps.push({ messageId: String(response.body.message_id), sentAt });
+        else refused.push(`HTTP ${response.status} ${JSON.stringify(response.body.error ?? "")}`);
+      })(),
+    );
+  }
+  await Promise.all(inFlight);
+}
+
+/**
+ * message id → when the bench first saw it `delivered` (`failed` ones listed apart), watching
+ * while the OTPs are still being sent: until `sending` settles and every OTP is final, or the deadline.
+ */
+async function watchDelivered(db: pg.Client, otps: Otp[], sending: Promise<unknown>) {
+  const delivered = new Map<string, number>();
+  const failed = new Set<string>();
+  let sent = false;
+  let sendError: unknown;
+  void sending.then(
+    () => (sent = true),
+    (error: unknown) => {
+      sent = true;
+      sendError = error;
+    },
+  );
+  let deadline = Infinity;
+  while (!sent || delivered.size + failed.size < otps.length) {
+    if (sent && deadline === Infinity) deadline = Date.now() + TIMEOUT_MS;
+    if (Date.now() > deadline) break;
+    const pending = otps.map((otp) => otp.messageId).filter((id) => !delivered.has(id) && !failed.has(id));
+    const { rows } = await db.query<{ id: string; status: string }>(
+      "SELECT id, status FROM messages WHERE id = ANY($1) AND status IN ('delivered', 'failed')",
+      [pending],
+    );
+    const now = Date.now();
+    for (const row of rows) {
+      if (row.status === "delivered") delivered.set(row.id, now);
+      else failed.add(row.id);
+    }
+    await sleep(POLL_MS);
+  }
+  if (sendError) throw sendError;
+  return { delivered, failed };
+}
+
+function describe(label: string, otps: Otp[], doneAt: (messageId: string) => number | undefined): string {
+  const latencies = otps
+    .map((otp) => (doneAt(otp.messageId) ?? NaN) - otp.sentAt)
+    .filter((ms) => !Number.isNaN(ms))
+    .sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.max(0, Math.ceil(q * latencies.length) - 1)] ?? NaN;
+  const missing = otps.length - latencies.length;
+  return (
+    `  ${label.padEnd(44)} p50 ${at(0.5).toFixed(0).padStart(6)} ms   p99 ${at(0.99).toFixed(0).padStart(6)} ms   max ${at(1).toFixed(0).padStart(6)} ms` +
+    (missing ? `   (${missing} of ${otps.length} not delivered within ${TIMEOUT_MS / 1000} s)` : "")
+  );
+}
+
+/** A's campaign: CAMPAIGN messages in bulk requests of BULK_SIZE, one after another. */
+async function sendCampaign(
+  client: Client,
+  afterFirst: () => void,
+): Promise<{ accepted: number; errors: string[] }> {
+  let accepted = 0;
+  const errors: string[] = [];
+  for (let b = 0; b * BULK_SIZE < CAMPAIGN; b++) {
+    const count = Math.min(BULK_SIZE, CAMPAIGN - b * BULK_SIZE);
+    const messages = Array.from({ length: count }, (_, i) => ({
+      to: `+1415${String(5_000_000 + b * BULK_SIZE + i).padStart(7, "0")}`,
+      message: "Campaign benchmark message",
+    }));
+    const response = await client.post("/v1/sms/bulk", { sender_id: "CAMPAIGN", messages });
+    if (response.status === 202 || response.status === 200) accepted += Number(response.body.accepted ?? 0);
+    else errors.push(`bulk ${b}: HTTP ${response.status} ${JSON.stringify(response.body.error ?? "")}`);
+    if (b === 0) afterFirst();
+  }
+  return { accepted, errors };
+}
+
+async function main(): Promise<void> {
+  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  const databaseUrl = await freshDatabase(
+    process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms",
+    `sms_bench_fairness_${BASE}`,
+  );
+  const redisPrefix = `bench-fair-${Date.now()}`;
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const a = await createBenchAccount(databaseUrl, "CAMPAIGN", { defaultLimits: true });
+  const b = await createBenchAccount(databaseUrl, "BANK", { defaultLimits: true });
+  const { rows: limits } = await db.query<{ messages_per_second: number }>(
+    "SELECT messages_per_second FROM accounts WHERE id = $1",
+    [a.accountId],
+  );
+  const simulator = await startSimulator(BASE);
+  await routeEverythingTo(db, simulator);
+  const webhookAt = new Map<string, number>();
+  let receiver: WebhookReceiver | undefined;
+  if (WEBHOOKS) {
+    receiver = await startWebhookReceiver(
+      () => new Map(),
+      (webhook) => {
+        if (webhook.event === "message.delivered" && !webhookAt.has(webhook.messageId))
+          webhookAt.set(webhook.messageId, webhook.at);
+      },
+    );
+    const box = createSecretBox(BENCH_SECRETS.SECRET_ENCRYPTION_KEY);
+    for (const { accountId } of [a, b])
+      await db.query(
+        "INSERT INTO webhook_endpoints (account_id, url, secret_sealed, updated_at) VALUES ($1, $2, $3, now())",
+        [accountId, `http://127.0.0.1:${receiver.port}/hooks`, box.seal(generateSecret(), accountId)],
+      );
+  }
+  const platform = await startPlatform({ base: BASE, databaseUrl, redisUrl, redisPrefix });
+  const headers = (key: string) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" });
+  const clientA = jsonClient(platform.gatewayUrl, headers(a.key), 1);
+  const clientB = jsonClient(platform.gatewayUrl, headers(b.key), 10);
+  try {
+    console.log(
+      `bench:fairness: account A ${CAMPAIGN} in bulk (${BULK_SIZE} per request, one after another; A's limit ${limits[0]!.messages_per_second} messages/s), ` +
+        `account B ${OTPS} OTPs at ${OTP_RATE}/s; the platform as npm start runs it (background workers at nice ${BACKGROUND_NICE}); ` +
+        `webhooks ${WEBHOOKS ? "to a local receiver, every event, both accounts" : "off (BENCH_FAIRNESS_WEBHOOKS=0)"}`,
+    );
+    console.log(
+      `  "delivered" = the message's status seen 'delivered' in PostgreSQL (polled every ${POLL_MS} ms), from just before POST /v1/otp/send`,
+    );
+
+    // 1. B alone.
+    const aloneLoad = machineLoad();
+    const alone = { otps: [] as Otp[], refused: [] as string[] };
+    const aloneDone = await watchDelivered(db, alone.otps, sendOtps(clientB, 0, alone.otps, alone.refused));
+
+    // 2. A's campaign, B's OTPs from just after A's first request.
+    const duringLoad = machineLoad();
+    const campaignStarted = Date.now();
+    let startB!: () => void;
+    const firstAnswered = new Promise<void>((resolve) => (startB = resolve));
+    const campaign = sendCampaign(clientA, startB);
+    await firstAnswered;
+    const bStarted = Date.now();
+    const during = { otps: [] as Otp[], refused: [] as string[] };
+    const duringDone = await watchDelivered(
+      db,
+      during.otps,
+      sendOtps(clientB, 1000, during.otps, during.refused),
+    );
+    const observedAt = Date.now();
+    const { rows } = await db.query<{ status: string; n: string }>(
+      "SELECT status, count(*) AS n FROM messages WHERE account_id = $1 GROUP BY status ORDER BY status",
+      [a.accountId],
+    );
+    const byStatus = Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+    const { rows: sentRows } = await db.query<{ n: string; first: Date | null; last: Date | null }>(
+      "SELECT count(*) AS n, min(sent_at) AS first, max(sent_at) AS last FROM messages WHERE account_id = $1 AND sent_at IS NOT NULL",
+      [a.accountId],
+    );
+    const sent = sentRows[0]!;
+    const campaignResult = await campaign;
+    // B's message.delivered webhooks trail the status change: wait for them (a while at most).
+    const webhookDeadline = Date.now() + TIMEOUT_MS;
+    const owed = [...aloneDone.delivered.keys(), ...duringDone.delivered.keys()];
+    while (WEBHOOKS && owed.some((id) => !webhookAt.has(id)) && Date.now() < webhookDeadline)
+      await sleep(POLL_MS);
+
+    console.log(`\nB's OTPs, POST /v1/otp/send → delivered (${OTPS} each):`);
+    console.log(describe("alone", alone.otps, (id) => aloneDone.delivered.get(id)) + `   (${aloneLoad})`);
+    console.log(
+      describe("during A's campaign", during.otps, (id) => duringDone.delivered.get(id)) +
+        `   (target p99 ≤ 1000 ms; ${duringLoad})`,
+    );
+    if (WEBHOOKS) {
+      console.log(describe("alone, to the message.delivered webhook", alone.otps, (id) => webhookAt.get(id)));
+      console.log(
+        describe("during, to the message.delivered webhook", during.otps, (id) => webhookAt.get(id)),
+      );
+    }
+    const refused = [...alone.refused, ...during.refused];
+    const failed = aloneDone.failed.size + duringDone.failed.size;
+    if (refused.length || failed)
+      console.log(`  B: ${refused.length} sends refused ${refused.slice(0, 3).join("; ")}; ${failed} failed`);
+    const elapsed = (observedAt - campaignStarted) / 1000;
+    const sentSpan = sent.first && sent.last ? (sent.last.getTime() - sent.first.getTime()) / 1000 : NaN;
+    console.log(
+      `\nA's campaign when B's last OTP was delivered, ${elapsed.toFixed(1)} s after A's first request (B started ${((bStarted - campaignStarted) / 1000).toFixed(2)} s after it):`,
+    );
+    console.log(`  A's messages by status: ${JSON.stringify(byStatus)}`);
+    console.log(
+      `  A submitted to the carrier: ${sent.n} → ${(Number(sent.n) / elapsed).toFixed(0)}/s since A's first request, ` +
+        `${(Number(sent.n) / sentSpan).toFixed(0)}/s from its first to its last submit (A's limit ${limits[0]!.messages_per_second}/s)`,
+    );
+    console.log(
+      `  A's bulk requests: ${campaignResult.accepted}/${CAMPAIGN} accepted${campaignResult.errors.length ? `; ${campaignResult.errors.join("; ")}` : ""}; ${machineLoad()} at the end`,
+    );
+  } finally {
+    clientA.close();
+    clientB.close();
+    await platform.stop();
+    await stopService(simulator.child);
+    receiver?.close();
+    await db.end();
+    await deleteRedisPrefix(redisUrl, redisPrefix);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

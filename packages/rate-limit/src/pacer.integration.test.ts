@@ -1,0 +1,68 @@
+import { createRedis, type Redis } from "@sms/redis";
+import { createTestWorld, type TestWorld } from "@sms/testing";
+import { createPacer } from "./pacer";
+
+describe("pacer (real Redis)", () => {
+  let world: TestWorld;
+  let redis: Redis;
+  beforeAll(async () => {
+    world = await createTestWorld();
+    redis = createRedis(world.redisUrl, "command");
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    await world.destroy();
+  });
+
+  /** Waits until the Redis clock is early in a second, so a test's reservations share it. */
+  async function startOfSecond(): Promise<void> {
+    for (;;) {
+      const [, micros] = await redis.time();
+      if (Number(micros) < 300_000) return;
+      await new Promise((resolve) => setTimeout(resolve, (1_000_000 - Number(micros)) / 1000 + 5));
+    }
+  }
+
+  it("books the rest of the current second, then whole seconds, each turn told when its second starts", async () => {
+    await startOfSecond();
+    const pacer = createPacer(redis, world.redisPrefix);
+    const turns = await pacer.reserve("acc_a", 250, 100);
+    expect(turns.map((turn) => turn.count)).toEqual([100, 100, 50]);
+    expect(turns[0]!.waitMs).toBe(0);
+    // The next second starts within 700–1000 ms (the test began early in this one).
+    expect(turns[1]!.waitMs).toBeGreaterThan(600);
+    expect(turns[1]!.waitMs).toBeLessThanOrEqual(1000);
+    expect(turns[2]!.waitMs - turns[1]!.waitMs).toBe(1000);
+  });
+
+  it("shares one book between callers on other connections, and keeps keys apart", async () => {
+    await startOfSecond();
+    const other = createRedis(world.redisUrl, "command");
+    try {
+      const [a, b] = [createPacer(redis, world.redisPrefix), createPacer(other, world.redisPrefix)];
+      expect(await a.reserve("acc_b", 80, 100)).toMatchObject([{ count: 80, waitMs: 0 }]);
+      // What is left of this second (20) goes now; the rest waits for the next second.
+      const second = await b.reserve("acc_b", 50, 100);
+      expect(second.map((turn) => turn.count)).toEqual([20, 30]);
+      expect(second[0]!.waitMs).toBe(0);
+      expect(second[1]!.waitMs).toBeGreaterThan(600);
+      expect(await a.reserve("acc_c", 10, 100)).toMatchObject([{ count: 10, waitMs: 0 }]);
+    } finally {
+      other.disconnect();
+    }
+  });
+
+  it("never books more than the rate in one second, however the reservations come", async () => {
+    const pacer = createPacer(redis, world.redisPrefix);
+    const perSecond = new Map<number, number>();
+    const sizes = [3, 7, 1, 12, 5, 9, 2, 4, 8, 6];
+    for (const size of sizes) {
+      for (const turn of await pacer.reserve("acc_d", size, 10)) {
+        const second = Math.floor(turn.atMs / 1000);
+        perSecond.set(second, (perSecond.get(second) ?? 0) + turn.count);
+      }
+    }
+    expect([...perSecond.values()].reduce((a, b) => a + b, 0)).toBe(57);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(10);
+  });
+});

@@ -1,0 +1,29 @@
+import type { SecretBox } from "./index";
+
+/** A carrier row's password columns: `password` in clear until sealed, then ''. */
+export interface CarrierPasswordColumns {
+  id: string;
+  password: string;
+  passwordSealed: string | null;
+}
+
+const contextOf = (carrierId: string) => `carrier:${carrierId}`;
+
+/** Seals the SMPP password a carrier issued us, bound to that carrier (copied onto another row, it does not open). */
+export function sealCarrierPassword(box: SecretBox, carrierId: string, password: string): string {
+  return box.seal(password, contextOf(carrierId));
+}
+
+/**
+ * The password to bind with. A password in clear wins over a sealed one: a writer that does not
+ * seal (an older admin CLI, plain SQL) has set it since, and the next seal replaces the old value.
+ */
+export function openCarrierPassword(box: SecretBox, carrier: CarrierPasswordColumns): string {
+  if (carrier.passwordSealed === null || carrier.password !== "") return carrier.password;
+  return box.open(carrier.passwordSealed, contextOf(carrier.id));
+}
+
+/** True while the row still holds its password in clear. */
+export function needsSealing(carrier: CarrierPasswordColumns): boolean {
+  return carrier.passwordSealed === null || carrier.password !== "";
+}

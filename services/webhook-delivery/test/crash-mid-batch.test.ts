@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { waitFor } from "@sms/testing";
+import { startWebhookWorld, type WebhookWorld } from "./harness";
+import { startReceiver, type Receiver } from "./receiver";
+
+const BUNDLE = path.resolve(__dirname, "../dist/main.js");
+const EVENTS = 300;
+const CAP = 5;
+
+let w: WebhookWorld;
+let r: Receiver;
+
+beforeAll(async () => {
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run pnpm build (npm test does)`);
+  w = await startWebhookWorld();
+  r = await startReceiver();
+});
+afterAll(async () => {
+  await w.close();
+  await r.close();
+});
+
+function launch(): ChildProcess {
+  return spawn(process.execPath, [BUNDLE], {
+    env: {
+      ...process.env,
+      ...w.env,
+      LOG_LEVEL: "error",
+      WEBHOOK_ENDPOINT_CONCURRENCY: String(CAP),
+      WEBHOOK_TIMEOUT_MS: "2000",
+      WEBHOOK_LOCK_MS: "3000",
+      WEBHOOK_STALLED_CHECK_MS: "1000",
+      // The reconciler stays out of it: only the stalled job's own claim can bring the rest back.
+      WEBHOOK_RECONCILE_STALE_MS: "3600000",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+}
+
+/**
+ * kill -9 of a webhook-delivery process halfway through one batch job (300 events of one
+ * account, 5 at a time). BullMQ hands the job to the next process as stalled; the job's
+ * claim takes back the rows not yet recorded. The recorded part is not sent again, the
+ * rest is sent once, and only the requests in flight (sent, not yet recorded) repeat.
+ */
+describe("webhook-delivery killed with SIGKILL halfway through a batch", () => {
+  it("sends the rest of the batch once and the done part not again", async () => {
+    r.answer = (_hook, res) => setTimeout(() => res.writeHead(204).end(), 20);
+    const { accountId } = await w.account(r.url);
+    await w.emitEvents(accountId, EVENTS);
+    const first = launch();
+    await waitFor(() => r.received.length >= EVENTS / 4, { what: "a quarter delivered", timeoutMs: 30_000 });
+    first.kill("SIGKILL");
+    await new Promise((resolve) => first.once("exit", resolve));
+    const sentBeforeKill = new Set(r.received.map((hook) => hook.id));
+    const receivedAtKill = r.received.length;
+    const doneAtKill = new Set(
+      (await w.deliveries(accountId)).filter((d) => d.status === "succeeded").map((d) => d.event_id),
+    );
+    expect(sentBeforeKill.size).toBeLessThan(EVENTS);
+    expect(doneAtKill.size).toBeGreaterThan(0);
+
+    const second = launch();
+    try {
+      await waitFor(async () => (await w.deliveries(accountId)).every((d) => d.status === "succeeded"), {
+        what: "every delivery succeeded after the takeover",
+        timeoutMs: 60_000,
+        intervalMs: 250,
+      });
+    } finally {
+      second.kill("SIGTERM");
+      await new Promise((resolve) => second.once("exit", resolve));
+    }
+    const afterKill = r.received.slice(receivedAtKill).map((hook) => hook.id);
+    // The done part: not again.
+    expect(afterKill.filter((id) => doneAtKill.has(id))).toEqual([]);
+    // The rest: every event not sent before the kill, exactly once.
+    const counts = new Map<string, number>();
+    for (const id of afterKill) counts.set(id, (counts.get(id) ?? 0) + 1);
+    expect([...counts.values()].every((count) => count === 1)).toBe(true);
+    expect(r.ids().size).toBe(EVENTS);
+    // Repeats: only what was sent and not yet recorded at the kill, at most the slots plus a flush.
+    const repeats = afterKill.filter((id) => sentBeforeKill.has(id));
+    expect(repeats.length).toBeLessThanOrEqual(sentBeforeKill.size - doneAtKill.size);
+    expect(repeats.length).toBeLessThanOrEqual(CAP * 4);
+  }, 120_000);
+});
