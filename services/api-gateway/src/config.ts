@@ -5,6 +5,8 @@ const GatewaySettings = z.object({
   ...commonSettings,
   /** HTTP port of the API. */
   PORT: envInt(3000, 0, 65535),
+  /** Internal port for /readyz (with each dependency's state) and /metrics; PORT answers /healthz only. */
+  HEALTH_PORT: envInt(3001, 0, 65535),
   /** Worker processes sharing the port (node:cluster); 1 runs in this process. Each has its own pools. */
   GATEWAY_WORKERS: envInt(1, 1, 64),
   /** Address to listen on. */
