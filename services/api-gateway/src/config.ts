@@ -39,6 +39,12 @@ const GatewaySettings = z.object({
   OTP_SENDS_PER_WINDOW: envInt(5, 1, 1_000_000),
   /** The window of OTP_SENDS_PER_WINDOW in seconds. */
   OTP_SEND_WINDOW_SECONDS: envInt(600, 1, 86400),
+  /** OTPs one account sent to one destination range in the last hour before the pumping guard judges it; 0: off. */
+  OTP_PUMPING_MIN_SENDS: envInt(50, 0, 1_000_000),
+  /** Least share (percent) of those OTPs that must have been verified, else the range is paused. */
+  OTP_PUMPING_MIN_VERIFIED_PERCENT: envInt(20, 0, 100),
+  /** Leading digits of the E.164 number, country code included, that make one destination range. */
+  OTP_PUMPING_PREFIX_DIGITS: envInt(6, 1, 15),
   /** Sender id of OTP messages: the platform's own, not one of the account's. */
   OTP_SENDER_ID: z.string().min(1).max(16).default("Verify"),
 });

@@ -37,7 +37,12 @@ export function createSubmitHandler(deps: SubmitDeps) {
     record?: { registeredDelivery: number; sourceAddr: string; destinationAddr: string },
   ) {
     return acceptor.acceptOne(
-      { id: account.id, senderIds: account.senderIds, dailyQuota: account.dailyQuota },
+      {
+        id: account.id,
+        senderIds: account.senderIds,
+        dailyQuota: account.dailyQuota,
+        allowedCountries: account.allowedCountries,
+      },
       {
         to: submit.to,
         message: text,

@@ -98,6 +98,16 @@ describe("submit_sm through the acceptance path", () => {
     );
   });
 
+  it("refuses a destination outside the account's countries with ESME_RINVDSTADR", async () => {
+    const uk = await h.addCustomer({ credits: 100 });
+    await h.pool.query("UPDATE accounts SET allowed_countries = '{GB}' WHERE id = $1", [uk.accountId]);
+    const ukClient = await h.bind(uk, { bindType: "transmitter" });
+    const submit = (destination_addr: string) =>
+      ukClient.submit({ ...base, destination_addr, data_coding: 0, short_message: gsm("x") } as never);
+    expect((await submit("14155550100")).command_status).toBe(CommandStatus.ESME_RINVDSTADR);
+    expect((await submit("447400123456")).command_status).toBe(CommandStatus.ESME_ROK);
+  });
+
   it("answers each refusal of the acceptance path with its SMPP status (README table)", async () => {
     expect(await submitStatus({ source_addr: "NOTMINE", short_message: gsm("x") })).toBe(
       CommandStatus.ESME_RINVSRCADR,
