@@ -1,4 +1,4 @@
-/** The documented error codes (DESIGN §3) and the HTTP status each one answers with. */
+/** The documented error codes (docs/api.md#errors) and the HTTP status each one answers with. */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   INVALID_JSON: 400,

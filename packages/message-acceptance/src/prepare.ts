@@ -26,7 +26,7 @@ export interface MessageDraft {
   message: string;
   senderId: string;
   scheduledAt?: string | null;
-  /** What is stored and reported instead of the text (OTP messages are redacted: docs/decisions.md#otp-issue-5). */
+  /** What is stored and reported instead of the text (OTP messages are redacted: docs/decisions.md#otp). */
   storedBody?: string;
   /** The real text sealed for the dispatcher, when storedBody is not it (see @sms/otp). */
   sealedBody?: string;
@@ -61,7 +61,7 @@ export interface PreparedMessage {
 }
 
 export interface PrepareOptions {
-  /** Most segments one message may have (README, Errors: MESSAGE_TOO_LONG) @defaultValue 10 */
+  /** Most segments one message may have (docs/messages.md#segments-and-encoding) @defaultValue 10 */
   maxSegments: number;
   /** Credits charged per segment (docs/decisions.md#delivery-pipeline) @defaultValue 1 */
   creditsPerSegment: number;

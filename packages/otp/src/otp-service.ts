@@ -19,7 +19,7 @@ import { checkTemplate, DEFAULT_TEMPLATE, redactTemplate, renderTemplate } from 
 export interface OtpOptions {
   /** Server-side secret of the code HMACs (OTP_HMAC_SECRET). */
   hmacSecret: string;
-  /** Wrong codes an OTP takes before it fails; DESIGN §7 @defaultValue 5 */
+  /** Wrong codes an OTP takes before it fails (docs/otp.md#limits) @defaultValue 5 */
   maxAttempts: number;
   /** Shared sender id of OTP messages (the platform's, not checked against the account's list). @defaultValue "Verify" */
   senderId: string;

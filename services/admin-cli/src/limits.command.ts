@@ -4,7 +4,7 @@ import { UsageError } from "./errors";
 import { printResult, type CliIo } from "./output";
 import { accountNotFound, isPrismaError } from "./records";
 
-// Bulk requests carry at most this many items, whatever an account's limit (DESIGN §3 default 10,000).
+// Bulk requests carry at most this many items, whatever an account's limit (docs/rate-limits.md).
 const MAX_BATCH_CEILING = 100_000;
 
 interface LimitOptions {
@@ -29,7 +29,9 @@ function countryCodes(values: string[]): string[] {
 }
 
 export function registerLimitCommands(program: Command, io: CliIo): void {
-  const limits = program.command("limits").description("Set an account's rate limits and quotas (DESIGN §6)");
+  const limits = program
+    .command("limits")
+    .description("Set an account's rate limits and quotas (docs/rate-limits.md)");
 
   limits
     .command("set")

@@ -11,15 +11,15 @@ const GatewaySettings = z.object({
   GATEWAY_WORKERS: envInt(1, 1, 64),
   /** Address to listen on. */
   HOST: z.string().default("0.0.0.0"),
-  /** Largest request body in bytes (DESIGN §3: 1 MiB). */
+  /** Largest request body in bytes (docs/api.md#conventions: 1 MiB). */
   BODY_LIMIT_BYTES: envInt(1024 * 1024, 1024, 64 * 1024 * 1024),
-  /** Most segments one message may have (DESIGN §3). */
+  /** Most segments one message may have (docs/messages.md#segments-and-encoding). */
   MAX_SEGMENTS: envInt(10, 1, 255),
-  /** Credits charged per segment (DESIGN §4). */
+  /** Credits charged per segment (docs/messages.md#credits). */
   CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
   /** Seconds an authenticated key (and its account's senders/limits) is cached; revocation takes effect within it. */
   AUTH_CACHE_SECONDS: envInt(5, 0, 300),
-  /** Hours an Idempotency-Key is remembered (DESIGN §3: 24 h). */
+  /** Hours an Idempotency-Key is remembered (docs/api.md#idempotency: 24 h). */
   IDEMPOTENCY_TTL_HOURS: envInt(24, 1, 24 * 30),
   /** Milliseconds between runs of the dispatch outbox relay. */
   OUTBOX_RELAY_INTERVAL_MS: envInt(5000, 100, 600000),
@@ -31,11 +31,11 @@ const GatewaySettings = z.object({
   TRUST_PROXY_HOPS: envInt(0, 0, 10),
   /** Secret of the OTP code HMACs (at least 32 characters; openssl rand -base64 32). Changing it voids pending OTPs. */
   OTP_HMAC_SECRET: z.string().min(32),
-  /** 32 bytes in base64: seals the text of OTP messages for the dispatcher (DESIGN §7). */
+  /** 32 bytes in base64: seals the text of OTP messages for the dispatcher (docs/otp.md#the-sms). */
   SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
-  /** Wrong codes an OTP takes before it fails (DESIGN §7: 5). */
+  /** Wrong codes an OTP takes before it fails (docs/otp.md#limits: 5). */
   OTP_MAX_ATTEMPTS: envInt(5, 1, 100),
-  /** OTPs sent to one phone by one account per window (DESIGN §7: 5 per 10 minutes). */
+  /** OTPs sent to one phone by one account per window (docs/otp.md#limits: 5 per 10 minutes). */
   OTP_SENDS_PER_WINDOW: envInt(5, 1, 1_000_000),
   /** The window of OTP_SENDS_PER_WINDOW in seconds. */
   OTP_SEND_WINDOW_SECONDS: envInt(600, 1, 86400),

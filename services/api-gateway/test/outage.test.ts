@@ -10,7 +10,7 @@ import { freePort, isListening, waitFor, type TestWorld } from "@sms/testing";
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
 
 /**
- * DESIGN §1 and §3: with PostgreSQL or Redis unreachable the gateway answers 503
+ * docs/README.md#nothing-accepted-is-lost and docs/api.md#errors: with PostgreSQL or Redis unreachable the gateway answers 503
  * SERVICE_UNAVAILABLE (with Retry-After) quickly and accepts nothing; when they come
  * back it recovers by itself; and a message accepted just before Redis dies is not lost.
  *

@@ -3,7 +3,7 @@ import { CommandStatus } from "@sms/smpp";
 
 /**
  * The SMPP command_status a submit_sm gets for each error the REST API would answer
- * (README "REST errors over SMPP" prints this table). Exhaustive by type: a new error
+ * (docs/smpp.md#status-codes prints this table). Exhaustive by type: a new error
  * code does not compile until it has its status here.
  */
 export const SMPP_STATUS_FOR_ERROR: Record<ErrorCode, number> = {

@@ -246,7 +246,7 @@ describe("schedule_delivery_time", () => {
     const row = await h.message(relative);
     expect(row).toMatchObject({ status: "scheduled" });
     expect(Math.abs((row!.scheduled_at as Date).getTime() - (Date.now() + 86_400_000))).toBeLessThan(60_000);
-    // Past (2020) and beyond the 180 days DESIGN §3 allows (2099): the acceptance path's INVALID_SCHEDULE.
+    // Past (2020) and beyond the 180 days docs/messages.md#scheduling allows (2099): the acceptance path's INVALID_SCHEDULE.
     expect(await submitStatus({ short_message: gsm("x"), schedule_delivery_time: "200101000000000+" })).toBe(
       CommandStatus.ESME_RINVSCHED,
     );
