@@ -9,6 +9,7 @@ export {
   OPEN_STATUSES,
   type RelayedBatch,
 } from "./messages";
+export { CarrierHealthMetrics, type CarrierHealthReading } from "./carrier-health";
 export { SmppMetrics, SmppServerMetrics, type CarrierBindsReading } from "./smpp";
 export { WebhookMetrics, type WebhookAttemptResult } from "./webhooks";
 export { RateLimitMetrics, type RateLimitReason } from "./rate-limit";

@@ -1,3 +1,5 @@
+import { CarrierHealthStore, nextTransition } from "@sms/carrier-health";
+import { createRedis } from "@sms/redis";
 import { startCliHarness, type CliHarness } from "./cli-harness";
 
 let cli: CliHarness;
@@ -290,7 +292,7 @@ describe("carrier list and show", () => {
 
     const list = await cli.run("carrier", "list");
     expect(list.out[0]).toMatch(
-      /^ID\s+NAME\s+HOST\s+PORT\s+TLS\s+SYSTEM ID\s+PASSWORD\s+TX\s+RX\s+WINDOW\s+TPS\s+STATUS$/,
+      /^ID\s+NAME\s+HOST\s+PORT\s+TLS\s+SYSTEM ID\s+PASSWORD\s+TX\s+RX\s+WINDOW\s+TPS\s+STATUS\s+HEALTH\s+ERRORS\s+WINDOW USE$/,
     );
     const row = list.out.find((line) => line.startsWith(`${id} `)) ?? "";
     expect(row.split(/\s{2,}/)).toEqual([
@@ -306,6 +308,9 @@ describe("carrier list and show", () => {
       "10",
       "100",
       "enabled",
+      "unreported",
+      "-",
+      "-",
     ]);
     const listed = await cli.json<Array<Record<string, unknown>>>("carrier", "list");
     expect(listed.find((c) => c.id === id)).toMatchObject({ password: "********", system_type: "VMA" });
@@ -359,5 +364,47 @@ describe("unknown carriers", () => {
     const result = await cli.run(...argv);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe("error: Carrier nope not found.");
+  });
+});
+
+describe("carrier list: health", () => {
+  it("shows each carrier's breaker, error rate and window use as the dispatchers recorded them", async () => {
+    const id = freshId();
+    await addCarrier(id);
+    const redis = createRedis(cli.world.redisUrl, "command");
+    try {
+      // What two dispatcher replicas write (services/dispatcher/src/carrier-health.ts).
+      const store = new CarrierHealthStore(redis, { prefix: cli.world.redisPrefix, windowMs: 30_000 });
+      const binds = { outstanding: 3, window: 20, bound: 2, binds: 2 };
+      await store.sync(id, { ok: 4, failed: 2 }, { instance: "a", ...binds });
+      const report = await store.sync(id, { ok: 0, failed: 14 }, { instance: "b", ...binds });
+      const opening = nextTransition(report.record, report.now, {
+        windowMs: 30_000,
+        minSubmits: 20,
+        failurePercent: 50,
+        openMs: 30_000,
+        probes: 5,
+      });
+      expect(await store.transition(id, report.record, opening!)).toBe(true);
+
+      const list = await cli.run("carrier", "list");
+      const row = list.out.find((line) => line.startsWith(`${id} `)) ?? "";
+      expect(row.split(/\s{2,}/).slice(-4)).toEqual(["enabled", "open", "80% of 20", "6/40"]);
+      const listed = await cli.json<Array<{ id: string; health: unknown }>>("carrier", "list");
+      expect(listed.find((c) => c.id === id)?.health).toEqual({
+        state: "open",
+        error_rate: 0.8,
+        window_submits: 20,
+        window_failures: 16,
+        open_until: new Date(report.now + 30_000).toISOString(),
+        trips: 1,
+        window_outstanding: 6,
+        window_capacity: 40,
+        binds_bound: 4,
+        binds_configured: 4,
+      });
+    } finally {
+      redis.disconnect();
+    }
   });
 });

@@ -9,6 +9,7 @@ import {
   smppSystemId,
   smppSystemType,
 } from "./arguments";
+import { healthCells, readHealth } from "./carrier-health.view";
 import { CommandError, UsageError } from "./errors";
 import { formatDate, formatTable, printResult, type CliIo } from "./output";
 import { carrierNotFound, findCarrierOrFail, isPrismaError } from "./records";
@@ -291,11 +292,17 @@ export function registerCarrierCommands(program: Command, io: CliIo): void {
 
   carrier
     .command("list")
-    .description("List every carrier (passwords masked)")
+    .description(
+      "List every carrier (passwords masked) with its health: breaker state, error rate and window use of every dispatcher",
+    )
     .action(async (_options: unknown, command: Command) => {
       const carriers = await io.db.prisma.carrier.findMany({ orderBy: { id: "asc" } });
+      const health = await readHealth(
+        io,
+        carriers.map((c) => c.id),
+      );
       printResult(io, command, {
-        json: carriers.map(describeCarrier),
+        json: carriers.map((c) => ({ ...describeCarrier(c), health: health?.get(c.id) ?? null })),
         lines:
           carriers.length === 0
             ? [
@@ -315,6 +322,9 @@ export function registerCarrierCommands(program: Command, io: CliIo): void {
                   "WINDOW",
                   "TPS",
                   "STATUS",
+                  "HEALTH",
+                  "ERRORS",
+                  "WINDOW USE",
                 ],
                 carriers.map((c) => [
                   c.id,
@@ -329,6 +339,7 @@ export function registerCarrierCommands(program: Command, io: CliIo): void {
                   String(c.windowSize),
                   String(c.submitsPerSecond),
                   c.enabled ? "enabled" : "disabled",
+                  ...healthCells(health?.get(c.id)),
                 ]),
               ),
       });

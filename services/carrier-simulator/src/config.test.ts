@@ -19,6 +19,17 @@ describe("simulator config", () => {
     expect(options.settings?.outcomes?.expired).toBe(5);
   });
 
+  it("reads a carrier in trouble: every submit refused with a status, or none answered", () => {
+    const options = toSimulatorOptions(
+      loadSimulatorConfig({ CARRIER_SIM_REFUSE_SUBMITS_WITH: "8", CARRIER_SIM_RESPOND_TO_SUBMITS: "false" }),
+    );
+    expect(options.settings).toMatchObject({ refuseSubmitsWith: 8, respondToSubmits: false });
+    expect(toSimulatorOptions(loadSimulatorConfig({})).settings).toMatchObject({
+      refuseSubmitsWith: 0,
+      respondToSubmits: true,
+    });
+  });
+
   it("names a bad setting", () => {
     expect(() => loadSimulatorConfig({ CARRIER_SIM_SMPP_PORT: "70000" })).toThrow(ConfigError);
     expect(() => loadSimulatorConfig({ CARRIER_SIM_ACCOUNTS: "no-colon" })).toThrow(/CARRIER_SIM_ACCOUNTS/);

@@ -24,6 +24,10 @@ const SimulatorSettings = z.object({
     ),
   /** Delay before each submit_sm_resp, ms. */
   CARRIER_SIM_SUBMIT_LATENCY_MS: envInt(0, 0, 3_600_000),
+  /** false: submit_sm is recorded and never answered (a carrier that times out). */
+  CARRIER_SIM_RESPOND_TO_SUBMITS: envBoolean(true),
+  /** Non-zero: every submit_sm is refused with this command_status, e.g. 8 (ESME_RSYSERR): a carrier in trouble. */
+  CARRIER_SIM_REFUSE_SUBMITS_WITH: envInt(0, 0, 0xffffffff),
   /** Delay from submit to receipt, ms. */
   CARRIER_SIM_RECEIPT_DELAY_MS: envInt(200, 0, 3_600_000),
   /** Wait before a receipt is tried again (no receiver bound, not acknowledged), ms. */
@@ -85,6 +89,8 @@ export function toSimulatorOptions(config: SimulatorConfig): SimulatorOptions {
       },
       throttlePerSecond: config.CARRIER_SIM_THROTTLE_PER_SECOND,
       maxPendingReceipts: config.CARRIER_SIM_MAX_PENDING_RECEIPTS,
+      respondToSubmits: config.CARRIER_SIM_RESPOND_TO_SUBMITS,
+      refuseSubmitsWith: config.CARRIER_SIM_REFUSE_SUBMITS_WITH,
       magicNumbers: config.CARRIER_SIM_MAGIC_NUMBERS,
       magicThrottleTries: config.CARRIER_SIM_MAGIC_THROTTLE_TRIES,
     },

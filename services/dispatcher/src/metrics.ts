@@ -1,6 +1,14 @@
-import { labeledCounter, MetricsRegistry, QueueMetrics, SmppMetrics } from "@sms/metrics";
+import type { BreakerState } from "@sms/carrier-health";
+import {
+  CarrierHealthMetrics,
+  labeledCounter,
+  MetricsRegistry,
+  QueueMetrics,
+  SmppMetrics,
+} from "@sms/metrics";
 import type { Priority } from "@sms/queues";
 import type { CarrierPool } from "./carrier-pool";
+import type { CarrierHealth, SubmitResult } from "./carrier-health";
 import type { BatchOutcome } from "./dispatch-batch.processor";
 
 /** What the dispatcher reports on /metrics: the dispatch workers, carrier binds and windows, the process. */
@@ -11,6 +19,7 @@ export class DispatcherMetrics {
   readonly smpp: SmppMetrics;
   private readonly messages;
   private readonly acceptedWithoutId;
+  private readonly health: CarrierHealthMetrics;
 
   constructor(carriers: Pick<CarrierPool, "status">, registry = new MetricsRegistry()) {
     this.registry = registry;
@@ -29,6 +38,7 @@ export class DispatcherMetrics {
       "Segments a carrier accepted (submit_sm_resp ESME_ROK) with an empty message_id: sent, but no receipt can match them",
       ["carrier_id"],
     );
+    this.health = new CarrierHealthMetrics(registry);
     this.smpp.watchCarrierBinds("transmitter", () =>
       Object.entries(carriers.status()).map(([carrierId, status]) => ({
         carrierId,
@@ -49,6 +59,28 @@ export class DispatcherMetrics {
   /** Counts a segment accepted without a message_id. */
   countAcceptedWithoutId(carrierId: string): void {
     this.acceptedWithoutId.inc({ carrier_id: carrierId });
+  }
+
+  /** Reads the carriers' breakers at every scrape. */
+  watchHealth(health: Pick<CarrierHealth, "latest">): void {
+    this.health.watch(() =>
+      health.latest().map((report) => ({
+        carrierId: report.carrierId,
+        state: report.record.state,
+        errorRate: report.errorRate,
+        submits: report.record.submits,
+      })),
+    );
+  }
+
+  /** Counts one submit's answer as the carrier's breaker saw it. */
+  countSubmit(carrierId: string, result: SubmitResult): void {
+    this.health.submits.inc({ carrier_id: carrierId, result });
+  }
+
+  /** Counts a breaker transition this replica made. */
+  countTransition(carrierId: string, state: BreakerState): void {
+    this.health.transitions.inc({ carrier_id: carrierId, state });
   }
 
   /** The /metrics text. */
