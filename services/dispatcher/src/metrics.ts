@@ -1,4 +1,10 @@
-import { labeledCounter, MetricsRegistry, QueueMetrics, SmppMetrics } from "@sms/metrics";
+import {
+  labeledCounter,
+  MetricsRegistry,
+  QueueMetrics,
+  ReceiptIngestMetrics,
+  SmppMetrics,
+} from "@sms/metrics";
 import type { Priority } from "@sms/queues";
 import type { CarrierPool } from "./carrier-pool";
 import type { BatchOutcome } from "./dispatch-batch.processor";
@@ -9,6 +15,8 @@ export class DispatcherMetrics {
   readonly contentType: string;
   readonly queues: QueueMetrics;
   readonly smpp: SmppMetrics;
+  /** deliver_sm on transceiver binds (receipts stored here) and refused on transmitter binds. */
+  readonly receipts: ReceiptIngestMetrics;
   private readonly messages;
   private readonly acceptedWithoutId;
 
@@ -17,6 +25,7 @@ export class DispatcherMetrics {
     this.contentType = registry.contentType;
     this.queues = new QueueMetrics(registry);
     this.smpp = new SmppMetrics(registry);
+    this.receipts = new ReceiptIngestMetrics(registry);
     this.messages = labeledCounter(
       registry,
       "sms_dispatch_messages_total",
@@ -29,15 +38,18 @@ export class DispatcherMetrics {
       "Segments a carrier accepted (submit_sm_resp ESME_ROK) with an empty message_id: sent, but no receipt can match them",
       ["carrier_id"],
     );
-    this.smpp.watchCarrierBinds("transmitter", () =>
-      Object.entries(carriers.status()).map(([carrierId, status]) => ({
-        carrierId,
-        configured: status.total,
-        bound: status.bound,
-        outstanding: status.outstanding,
-        window: status.window,
-      })),
-    );
+    for (const bindType of ["transmitter", "transceiver"] as const)
+      this.smpp.watchCarrierBinds(bindType, () =>
+        Object.entries(carriers.status())
+          .filter(([, status]) => status.bindType === bindType)
+          .map(([carrierId, status]) => ({
+            carrierId,
+            configured: status.total,
+            bound: status.bound,
+            outstanding: status.outstanding,
+            window: status.window,
+          })),
+      );
   }
 
   /** Counts what one dispatch job did with its messages. */
