@@ -25,9 +25,9 @@ describe("simulator config", () => {
   });
 
   it("reads the bind types it accepts (a transceiver-only SMSC)", () => {
-    expect(toSimulatorOptions(loadSimulatorConfig({ CARRIER_SIM_BIND_TYPES: "transceiver" })).bindTypes).toEqual(
-      ["transceiver"],
-    );
+    expect(
+      toSimulatorOptions(loadSimulatorConfig({ CARRIER_SIM_BIND_TYPES: "transceiver" })).bindTypes,
+    ).toEqual(["transceiver"]);
     expect(() => loadSimulatorConfig({ CARRIER_SIM_BIND_TYPES: "transceiver,bogus" })).toThrow(
       /CARRIER_SIM_BIND_TYPES/,
     );
