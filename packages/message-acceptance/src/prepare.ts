@@ -2,7 +2,7 @@ import type { Priority } from "@sms/queues";
 import { analyzeText } from "@sms/sms-encoding";
 import { ApiError } from "@sms/errors";
 import { newId } from "@sms/ids";
-import { normalizePhone } from "./phone";
+import { parseDestination } from "./phone";
 import { parseSchedule } from "./schedule";
 
 /** The account on whose behalf a message is accepted, as auth resolved it. */
@@ -12,6 +12,11 @@ export interface AcceptingAccount {
   senderIds: ReadonlySet<string>;
   /** Messages per UTC day; counted where messages are accepted. @defaultValue no quota check */
   dailyQuota?: number;
+  /**
+   * Destination countries (ISO 3166-1 alpha-2) the account may send to; empty or absent: all.
+   * A number of no country (+800 …) is allowed only when this is empty.
+   */
+  allowedCountries?: ReadonlySet<string>;
 }
 
 export type MessageSource = "api" | "smpp" | "otp";
@@ -21,7 +26,7 @@ export interface MessageDraft {
   message: string;
   senderId: string;
   scheduledAt?: string | null;
-  /** What is stored and reported instead of the text (OTP messages are redacted: docs/decisions.md#otp-issue-5). */
+  /** What is stored and reported instead of the text (OTP messages are redacted: docs/decisions.md#otp). */
   storedBody?: string;
   /** The real text sealed for the dispatcher, when storedBody is not it (see @sms/otp). */
   sealedBody?: string;
@@ -56,7 +61,7 @@ export interface PreparedMessage {
 }
 
 export interface PrepareOptions {
-  /** Most segments one message may have (README, Errors: MESSAGE_TOO_LONG) @defaultValue 10 */
+  /** Most segments one message may have (docs/messages.md#segments-and-encoding) @defaultValue 10 */
   maxSegments: number;
   /** Credits charged per segment (docs/decisions.md#delivery-pipeline) @defaultValue 1 */
   creditsPerSegment: number;
@@ -92,6 +97,20 @@ export function assertSenderAuthorized(
   }
 }
 
+/** The E.164 form of `value`, or INVALID_PHONE, or COUNTRY_NOT_ALLOWED outside the account's countries. */
+export function allowedDestination(account: AcceptingAccount, value: string, field: string): string {
+  const { number, country } = parseDestination(value, field);
+  const allowed = account.allowedCountries;
+  if (allowed && allowed.size > 0 && !(country && allowed.has(country))) {
+    throw new ApiError(
+      "COUNTRY_NOT_ALLOWED",
+      `${field} is a number in ${country ?? "no country"}; this account may send to ${[...allowed].sort().join(", ")} only.`,
+      { field },
+    );
+  }
+  return number;
+}
+
 /** Validates one draft (phone, length, schedule) and computes its segments and price; throws ApiError. */
 export function prepareMessage(
   account: AcceptingAccount,
@@ -100,7 +119,7 @@ export function prepareMessage(
   options: PrepareOptions,
 ): PreparedMessage {
   const prefix = context.fieldPrefix ?? "";
-  const to = normalizePhone(draft.to, `${prefix}to`);
+  const to = allowedDestination(account, draft.to, `${prefix}to`);
   if (draft.message.length === 0) {
     throw new ApiError("VALIDATION_ERROR", `${prefix}message must not be empty.`, {
       field: `${prefix}message`,

@@ -9,7 +9,7 @@ export function isFinalStatus(status: string): status is FinalStatus {
 }
 
 /**
- * The receipt's `err:` for our error codes (README "Receipts"). The text field is three
+ * The receipt's `err:` for our error codes (docs/smpp.md#receipts). The text field is three
  * digits in SMPP 3.4 appendix B and network specific; customers match on these.
  */
 const ERR_BY_CODE: Record<string, string> = {

@@ -55,7 +55,7 @@ export function isKnownCommand(command: string): boolean {
 
 /**
  * The codec's field filters guess: on decode they turn short_message into text with its
- * own tables (NOTES-smpp: IA5 decoded as GSM, `$` becomes `¤`) and times into Dates; on
+ * own tables (docs/smpp.md#the-smpp-package: IA5 decoded as GSM, `$` becomes `¤`) and times into Dates; on
  * encode they pick a data_coding and encode strings. Its message_payload filter also
  * assigns an undeclared variable, a ReferenceError wherever the code runs in strict mode.
  * We switch them off per PDU: fields go on and off the wire exactly as given.

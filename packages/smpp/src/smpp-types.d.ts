@@ -1,7 +1,7 @@
 /**
  * Our declaration of the part of the `smpp` package (0.5.1) we use: its PDU codec.
  * The package ships no types and there is no @types/smpp. We never use its Session
- * or Server (see NOTES-smpp.md: no window, no timeouts, ignores backpressure).
+ * or Server (see docs/smpp.md#the-smpp-package: no window, no timeouts, ignores backpressure).
  */
 declare module "smpp" {
   /** A decoded or to-be-encoded PDU: header fields plus the command's own fields and TLVs by name. */

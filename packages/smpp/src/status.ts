@@ -53,7 +53,7 @@ export function describeStatus(status: number): string {
 
 /**
  * True for statuses that mean "the carrier is busy, back off and submit again"
- * (DESIGN §8: ESME_RTHROTTLED and ESME_RMSGQFUL are retried, the rest fail the message).
+ * (docs/smpp.md#carriers: ESME_RTHROTTLED and ESME_RMSGQFUL are retried, the rest fail the message).
  */
 export function isRetryableStatus(status: number): boolean {
   return status === CommandStatus.ESME_RTHROTTLED || status === CommandStatus.ESME_RMSGQFUL;

@@ -232,7 +232,7 @@ async function submitSegment(
     const verdict = classifySubmitStatus(status);
     if (verdict.kind === "accepted") {
       // Accepted is accepted: without an id it is sent all the same; no receipt can match it,
-      // and the receipt timeout (docs/decisions.md#delivery-truth-issue-17) ends it.
+      // and it stays sent: there is no receipt timeout yet (docs/messages.md#validity).
       const id = carrierMessageId?.trim() || null;
       if (!id) ctx.onAcceptedWithoutId?.(carrier.id);
       await ctx.records.add({

@@ -22,7 +22,7 @@ const TEMPORARY = new Set<number>([
   CommandStatus.ESME_RUNKNOWNERR,
 ]);
 
-/** Classifies a submit_sm_resp command_status (DESIGN §8: throttling backs off, permanent errors fail). */
+/** Classifies a submit_sm_resp command_status (docs/smpp.md#carriers: throttling backs off, permanent errors fail). */
 export function classifySubmitStatus(status: number): SubmitVerdict {
   if (status === CommandStatus.ESME_ROK) return { kind: "accepted" };
   if (isRetryableStatus(status)) return { kind: "busy" };

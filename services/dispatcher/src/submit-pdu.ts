@@ -31,7 +31,7 @@ export function sourceAddress(
   return { source_addr: senderId, source_addr_ton: TON.ALPHANUMERIC, source_addr_npi: NPI.UNKNOWN };
 }
 
-/** One submit_sm per part, with our own encoding: data_coding is always explicit (NOTES-smpp). */
+/** One submit_sm per part, with our own encoding: data_coding is always explicit (docs/smpp.md#the-smpp-package). */
 export function buildSubmitSm(message: { to: string; senderId: string }, part: SmsPart): SubmitSm {
   return {
     ...sourceAddress(message.senderId),

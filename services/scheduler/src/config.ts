@@ -6,7 +6,7 @@ const SchedulerSettings = z.object({
   PORT: envInt(3010, 0, 65535),
   /** Address the health/metrics port listens on. */
   HOST: z.string().default("0.0.0.0"),
-  /** Milliseconds between promotion ticks; a due message is queued within about this long (DESIGN §4). */
+  /** Milliseconds between promotion ticks; a due message is queued within about this long (docs/messages.md#scheduling). */
   SCHEDULER_INTERVAL_MS: envInt(200, 10, 60_000),
   /** Messages promoted per transaction; a tick repeats until fewer than this are due. */
   SCHEDULER_BATCH_SIZE: envInt(1000, 1, 10_000),

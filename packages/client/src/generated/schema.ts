@@ -231,6 +231,8 @@ export interface components {
     schemas: {
         Account: {
             account_id: string;
+            /** @description ISO 3166-1 alpha-2 codes of the destination countries this account may send to (COUNTRY_NOT_ALLOWED otherwise); null: every country */
+            allowed_countries: string[] | null;
             balance: number;
             limits: {
                 daily_quota: number;
@@ -635,6 +637,11 @@ export interface operations {
                      *       "sender_ids": [
                      *         "ACME"
                      *       ],
+                     *       "allowed_countries": [
+                     *         "GB",
+                     *         "IE",
+                     *         "US"
+                     *       ],
                      *       "webhook": {
                      *         "url": "https://hooks.acme.example/sms",
                      *         "enabled": true,
@@ -667,7 +674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -801,7 +808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -948,7 +955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1141,7 +1148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1349,7 +1356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1616,7 +1623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1781,7 +1788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1963,7 +1970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2237,7 +2244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2471,7 +2478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
