@@ -13,6 +13,7 @@ export type { OtpRow, SmppSubmitRow } from "./persist.sql";
 export { normalizePhone, parseDestination, type Destination } from "./phone";
 export { parseSchedule } from "./schedule";
 export {
+  CLIENT_REF_MAX_LENGTH,
   prepareMessage,
   assertSenderAuthorized,
   allowedDestination,

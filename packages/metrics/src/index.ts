@@ -10,7 +10,7 @@ export {
   type RelayedBatch,
 } from "./messages";
 export { CarrierHealthMetrics, type CarrierHealthReading } from "./carrier-health";
-export { SmppMetrics, SmppServerMetrics, type CarrierBindsReading } from "./smpp";
+export { SmppMetrics, SmppServerMetrics, type CarrierBindsReading, type CarrierBindType } from "./smpp";
 export { WebhookMetrics, type WebhookAttemptResult } from "./webhooks";
 export { RateLimitMetrics, type RateLimitReason } from "./rate-limit";
 export {

@@ -30,6 +30,13 @@ declare module "smpp" {
     size(value: unknown): number;
   }
 
+  /** Field codecs; `types.tlv` are those of TLV values (read with the TLV's length). */
+  export const types: {
+    tlv: Record<"int8" | "int16" | "int32" | "cstring" | "string" | "buffer", FieldType>;
+  };
+  /** Registers a TLV (vendor-specific ones included) by name, so PDUs encode and decode it by that name. */
+  export function addTLV(tag: string, options: { id: number; type: FieldType; multiple?: boolean }): void;
+
   /** Command definitions by name: id and mandatory parameters in wire order. */
   export const commands: Record<string, { id: number; params?: Record<string, { type: FieldType }> }>;
   /** The same definitions keyed by command_id. */

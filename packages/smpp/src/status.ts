@@ -33,6 +33,10 @@ export const CommandStatus = {
   ESME_RX_P_APPN: 0x65,
   ESME_RX_R_APPN: 0x66,
   ESME_RINVTLVSTREAM: 0xc0,
+  /** A TLV whose length is out of range (SMPP 3.4 table 5-2: "Invalid Parameter Length"). */
+  ESME_RINVPARLEN: 0xc2,
+  /** A TLV whose value is not allowed ("Invalid Optional Parameter Value"). */
+  ESME_RINVOPTPARAMVAL: 0xc4,
   ESME_RINVDCS: 0x104,
   ESME_RUNKNOWNERR: 0xff,
 } as const;

@@ -247,6 +247,31 @@ describe("carrier update", () => {
     expect(bad.stderr).toMatch(/--receipt-ids.*as_is, hex, decimal/s);
   });
 
+  it("switches a carrier to transceiver binds and back (issue 18)", async () => {
+    const id = freshId();
+    await addCarrier(id, "--transceivers", "2");
+    expect(await cli.db.prisma.carrier.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      transceiverBinds: 2,
+    });
+    expect((await cli.run("carrier", "show", id)).out).toContain(
+      "Binds: 2 transceiver binds; window 10 per bind; 100 submits/s",
+    );
+    const back = await cli.run("carrier", "update", id, "--transmitters", "3");
+    expect(back.stdout).toContain("3 transmitter + 1 receiver binds");
+    expect(await cli.db.prisma.carrier.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      transmitterBinds: 3,
+      transceiverBinds: 0,
+    });
+    const again = await cli.json("carrier", "update", id, "--transceivers", "1");
+    expect(again).toMatchObject({ transceiver_binds: 1, transmitter_binds: 3 });
+    // Both modes at once is not a carrier we can bind to: refused before anything is written.
+    const both = await cli.run("carrier", "update", id, "--transceivers", "2", "--receivers", "2");
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--transceivers.*cannot be used with.*--receivers/s);
+    expect((await cli.db.prisma.carrier.findUniqueOrThrow({ where: { id } })).transceiverBinds).toBe(1);
+    expect((await cli.run("carrier", "update", id, "--transceivers", "65")).code).toBe(2);
+  });
+
   it("can clear the system_type", async () => {
     const id = freshId();
     await addCarrier(id, "--system-type", "VMA");
@@ -292,7 +317,7 @@ describe("carrier list and show", () => {
 
     const list = await cli.run("carrier", "list");
     expect(list.out[0]).toMatch(
-      /^ID\s+NAME\s+HOST\s+PORT\s+TLS\s+SYSTEM ID\s+PASSWORD\s+TX\s+RX\s+WINDOW\s+TPS\s+STATUS\s+HEALTH\s+ERRORS\s+WINDOW USE$/,
+      /^ID\s+NAME\s+HOST\s+PORT\s+TLS\s+SYSTEM ID\s+PASSWORD\s+TX\s+RX\s+TRX\s+WINDOW\s+TPS\s+STATUS\s+HEALTH\s+ERRORS\s+WINDOW USE$/,
     );
     const row = list.out.find((line) => line.startsWith(`${id} `)) ?? "";
     expect(row.split(/\s{2,}/)).toEqual([
@@ -305,6 +330,7 @@ describe("carrier list and show", () => {
       "********",
       "1",
       "1",
+      "0",
       "10",
       "100",
       "enabled",

@@ -22,6 +22,15 @@ const SimulatorSettings = z.object({
         message: 'expected "system_id:password,…"',
       },
     ),
+  /**
+   * Bind types accepted, comma-separated (transmitter, receiver, transceiver); others are refused
+   * with ESME_RBINDFAIL. "transceiver" plays an SMSC that takes only transceiver binds.
+   */
+  CARRIER_SIM_BIND_TYPES: z
+    .string()
+    .default("transmitter,receiver,transceiver")
+    .transform((value) => value.split(",").map((type) => type.trim()))
+    .pipe(z.array(z.enum(["transmitter", "receiver", "transceiver"])).min(1)),
   /** Delay before each submit_sm_resp, ms. */
   CARRIER_SIM_SUBMIT_LATENCY_MS: envInt(0, 0, 3_600_000),
   /** false: submit_sm is recorded and never answered (a carrier that times out). */
@@ -74,6 +83,7 @@ export function toSimulatorOptions(config: SimulatorConfig): SimulatorOptions {
     smppPort: config.CARRIER_SIM_SMPP_PORT,
     httpPort: config.CARRIER_SIM_HTTP_PORT,
     accounts: accounts.length > 0 ? Object.fromEntries(accounts) : undefined,
+    bindTypes: config.CARRIER_SIM_BIND_TYPES,
     recordLimit: config.CARRIER_SIM_RECORD_LIMIT,
     windowSize: config.CARRIER_SIM_WINDOW_SIZE,
     inactivityTimeoutMs: config.CARRIER_SIM_INACTIVITY_TIMEOUT_MS,

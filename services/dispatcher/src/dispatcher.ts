@@ -13,7 +13,8 @@ import {
 import { createPacer, createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
-import { closeWorkerWithin, settlesWithin } from "@sms/service-runtime";
+import { createDeliverSmHandler } from "@sms/receipts";
+import { closeWorkerWithin, InFlight, settlesWithin } from "@sms/service-runtime";
 import { Batcher } from "@sms/db";
 import { CarrierHealthStore } from "@sms/carrier-health";
 import { CarrierPool } from "./carrier-pool";
@@ -45,10 +46,25 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   const redis = createRedis(config.REDIS_URL, "command");
   const queueConnection = createRedis(config.REDIS_URL, "queue");
   const box = createSecretBox(config.SECRET_ENCRYPTION_KEY);
+  // Read at scrape time only, once the pool below exists.
+  const metrics = new DispatcherMetrics({ status: () => carriers.status() });
+  // Receipts on transceiver binds are stored here, as dlr-ingest stores those on receiver binds.
+  let receiptsStopping = false;
+  const receiptsInFlight = new InFlight();
+  const handleDeliverSm = createDeliverSmHandler({
+    pool: database.pool,
+    logger,
+    metrics: metrics.receipts,
+    isStopping: () => receiptsStopping,
+    receivedBy: INSTANCE_NAME,
+  });
   const carriers = new CarrierPool(database.prisma, logger, {
     responseTimeoutMs: config.SUBMIT_TIMEOUT_MS,
     enquireLinkIntervalMs: config.ENQUIRE_LINK_INTERVAL_MS,
     box,
+    onDeliverSm: (carrierId, pdu) => receiptsInFlight.track(() => handleDeliverSm(carrierId, pdu)),
+    onDeliverSmRefused: (carrierId) =>
+      metrics.receipts.deliverSm.inc({ kind: "refused_transmitter_bind", carrier_id: carrierId }),
   });
   await carriers.refresh();
   const refreshTimer = setInterval(() => {
@@ -65,7 +81,6 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     openMs: config.CARRIER_BREAKER_OPEN_MS,
     probes: config.CARRIER_BREAKER_PROBES,
   };
-  const metrics = new DispatcherMetrics(carriers);
   const health = new CarrierHealth({
     store: new CarrierHealthStore(redis, { prefix: config.REDIS_PREFIX, windowMs: breaker.windowMs }),
     settings: breaker,
@@ -169,6 +184,9 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
         workers.map((worker) => closeWorkerWithin(worker, config.SHUTDOWN_TIMEOUT_MS)),
       );
       if (closed.includes(false)) logger.warn("dispatches still running at the shutdown bound; handed back");
+      // Receipts being stored commit and are acknowledged; later ones are handed back to the carrier.
+      receiptsStopping = true;
+      await receiptsInFlight.idle(left());
       // Unbinding waits for the submits on the wire; a carrier that does not answer must not hold the exit.
       await settlesWithin(carriers.close(), left());
       await healthServer.close();

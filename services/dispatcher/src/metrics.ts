@@ -4,6 +4,7 @@ import {
   labeledCounter,
   MetricsRegistry,
   QueueMetrics,
+  ReceiptIngestMetrics,
   SmppMetrics,
 } from "@sms/metrics";
 import type { Priority } from "@sms/queues";
@@ -17,6 +18,8 @@ export class DispatcherMetrics {
   readonly contentType: string;
   readonly queues: QueueMetrics;
   readonly smpp: SmppMetrics;
+  /** deliver_sm on transceiver binds (receipts stored here) and refused on transmitter binds. */
+  readonly receipts: ReceiptIngestMetrics;
   private readonly messages;
   private readonly acceptedWithoutId;
   private readonly health: CarrierHealthMetrics;
@@ -26,6 +29,7 @@ export class DispatcherMetrics {
     this.contentType = registry.contentType;
     this.queues = new QueueMetrics(registry);
     this.smpp = new SmppMetrics(registry);
+    this.receipts = new ReceiptIngestMetrics(registry);
     this.messages = labeledCounter(
       registry,
       "sms_dispatch_messages_total",
@@ -39,15 +43,18 @@ export class DispatcherMetrics {
       ["carrier_id"],
     );
     this.health = new CarrierHealthMetrics(registry);
-    this.smpp.watchCarrierBinds("transmitter", () =>
-      Object.entries(carriers.status()).map(([carrierId, status]) => ({
-        carrierId,
-        configured: status.total,
-        bound: status.bound,
-        outstanding: status.outstanding,
-        window: status.window,
-      })),
-    );
+    for (const bindType of ["transmitter", "transceiver"] as const)
+      this.smpp.watchCarrierBinds(bindType, () =>
+        Object.entries(carriers.status())
+          .filter(([, status]) => status.bindType === bindType)
+          .map(([carrierId, status]) => ({
+            carrierId,
+            configured: status.total,
+            bound: status.bound,
+            outstanding: status.outstanding,
+            window: status.window,
+          })),
+      );
   }
 
   /** Counts what one dispatch job did with its messages. */

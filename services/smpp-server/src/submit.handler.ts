@@ -49,6 +49,7 @@ export function createSubmitHandler(deps: SubmitDeps) {
         senderId: submit.sourceAddr,
         scheduledAt: submit.scheduledAt,
         priority: submit.priority,
+        clientRef: submit.clientRef,
       },
       "smpp",
       record,
