@@ -118,13 +118,15 @@ async function submitSegment(
 ): Promise<SegmentOutcome> {
   let errorAnswers = 0;
   for (let notBound = 0; notBound < 3;) {
+    await ctx.health.backoff.wait(carrier.id);
+    await waitForCapacity(ctx.limiter, `carrier:${carrier.id}`, carrier.submitsPerSecond);
+    // Checked after the waits, just before the wire: the back-off after an error is when the
+    // breaker opens, and a retry that read it before waiting went to an open carrier.
     // An earlier segment's trouble may have opened it meanwhile; a probe goes on (it is the test).
     if (admission.probe === null && ctx.health.state(carrier.id) === "open")
       return { kind: "carrier-trouble", reason: `carrier ${carrier.id}'s breaker opened` };
     const client = ctx.carriers.clientFor(carrier.id);
     if (!client) return { kind: "carrier-trouble", reason: `carrier ${carrier.id} is not bound` };
-    await ctx.health.backoff.wait(carrier.id);
-    await waitForCapacity(ctx.limiter, `carrier:${carrier.id}`, carrier.submitsPerSecond);
     // Refused once the message left queued: the mark and that check are one statement,
     // under a share lock of the message row, so a sweep failing it cannot slip between.
     if (!(await ctx.marks.add({ messageId: message.id, seq, carrierId: carrier.id })))
