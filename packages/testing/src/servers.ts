@@ -21,27 +21,37 @@ export function isListening(host: string, port: number, timeoutMs = 500): Promis
 }
 
 /**
+ * A local server answering on 127.0.0.1:port. TEST_LOCAL_SERVERS=ignore hides them, as on a
+ * machine that has none: the container test proves the testcontainers path that way.
+ */
+async function localServer(port: number): Promise<boolean> {
+  return process.env.TEST_LOCAL_SERVERS !== "ignore" && isListening("127.0.0.1", port);
+}
+
+/**
  * DATABASE_URL / REDIS_URL when set; else the local servers when they answer;
- * else testcontainers (needs a Docker engine, which CI machines here lack).
+ * else testcontainers (needs a Docker engine), with the official images unless
+ * TEST_POSTGRES_IMAGE / TEST_REDIS_IMAGE name others (the container test's local stand-ins).
  */
 export async function locateServers(): Promise<{ servers: TestServers; stop: () => Promise<void> }> {
   const stops: Array<() => Promise<unknown>> = [];
   let postgresUrl = process.env.DATABASE_URL;
   let redisUrl = process.env.REDIS_URL;
   if (!postgresUrl) {
-    if (await isListening("127.0.0.1", 5432)) postgresUrl = "postgresql://postgres@127.0.0.1:5432/postgres";
+    if (await localServer(5432)) postgresUrl = "postgresql://postgres@127.0.0.1:5432/postgres";
     else {
       const { PostgreSqlContainer } = await import("@testcontainers/postgresql");
-      const container = await new PostgreSqlContainer("postgres:16-alpine").start();
+      const image = process.env.TEST_POSTGRES_IMAGE ?? "postgres:16-alpine";
+      const container = await new PostgreSqlContainer(image).start();
       postgresUrl = container.getConnectionUri();
       stops.push(() => container.stop());
     }
   }
   if (!redisUrl) {
-    if (await isListening("127.0.0.1", 6379)) redisUrl = "redis://127.0.0.1:6379";
+    if (await localServer(6379)) redisUrl = "redis://127.0.0.1:6379";
     else {
       const { RedisContainer } = await import("@testcontainers/redis");
-      const container = await new RedisContainer("redis:7-alpine").start();
+      const container = await new RedisContainer(process.env.TEST_REDIS_IMAGE ?? "redis:7-alpine").start();
       redisUrl = container.getConnectionUrl();
       stops.push(() => container.stop());
     }
