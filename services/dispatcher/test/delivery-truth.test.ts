@@ -19,7 +19,10 @@ let dlr: RunningDlrIngest;
 beforeAll(async () => {
   w = await startDispatchWorld({
     env: {
-      SUBMIT_TIMEOUT_MS: "300",
+      // Long enough that a busy machine answers every submit in time: with DISPATCH_MAX_ATTEMPTS 1
+      // and no reconciler here, a late answer left its message queued, and the cases below, which
+      // are about receipts, failed 2 runs in 3 under a load of 8-12 (300 ms before).
+      SUBMIT_TIMEOUT_MS: "2000",
       DISPATCH_RETRY_BASE_MS: "50",
       // One try per job: the test then plays the reconciler, which queues the message again.
       DISPATCH_MAX_ATTEMPTS: "1",
