@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 
-export type IdPrefix = "msg" | "otp" | "bat" | "evt" | "req" | "acc" | "key" | "snd";
+export type IdPrefix = "msg" | "otp" | "bat" | "evt" | "req" | "acc" | "key" | "snd" | "in";
 
 // Crockford base32, as ULID specifies.
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";

@@ -174,3 +174,14 @@ export function routePriority(value: string): number {
   if (parsed > INT4_MAX) throw new InvalidArgumentError(`Must be at most ${INT4_MAX}.`);
   return parsed;
 }
+
+/** E.164 with its + (7-15 digits), or a short code of 3-8 digits: what inbound_numbers holds. */
+const INBOUND_NUMBER = /^(\+[1-9][0-9]{6,14}|[0-9]{3,8})$/;
+
+export function inboundNumber(value: string): string {
+  if (!INBOUND_NUMBER.test(value))
+    throw new InvalidArgumentError(
+      "Expected an E.164 number with its + (like +14155550100) or a short code of 3 to 8 digits.",
+    );
+  return value;
+}

@@ -7,6 +7,7 @@ import { registerDemoCommand } from "./demo.command";
 import { UserError } from "./errors";
 import { registerKeyCommands } from "./keys.command";
 import { registerLimitCommands } from "./limits.command";
+import { registerNumberCommands } from "./numbers.command";
 import type { CliIo } from "./output";
 import { registerRouteCommands } from "./routes.command";
 import { registerSenderCommands } from "./senders.command";
@@ -22,7 +23,7 @@ const USAGE_EXIT_CODE = 2;
 export function buildProgram(io: CliIo): Command {
   const program = new Command("admin")
     .description(
-      "Operate the SMS platform: accounts, credits, sender ids, API keys, limits, carriers, routes, webhooks, dashboard users",
+      "Operate the SMS platform: accounts, credits, sender ids, inbound numbers, API keys, limits, carriers, routes, webhooks, dashboard users",
     )
     .option("--json", "print JSON instead of human-readable lines")
     .exitOverride()
@@ -35,6 +36,7 @@ export function buildProgram(io: CliIo): Command {
   registerAccountCommands(program, io);
   registerCreditCommands(program, io);
   registerSenderCommands(program, io);
+  registerNumberCommands(program, io);
   registerKeyCommands(program, io);
   registerLimitCommands(program, io);
   registerCarrierCommands(program, io);

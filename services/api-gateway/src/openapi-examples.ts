@@ -159,6 +159,7 @@ export const examples = {
       max_segments: 10,
     },
     sender_ids: ["ACME"],
+    inbound_numbers: ["+14155550123", "46645"],
     allowed_countries: ["GB", "IE", "US"],
     webhook: {
       url: "https://hooks.acme.example/sms",

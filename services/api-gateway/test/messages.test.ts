@@ -153,14 +153,19 @@ describe("reading, listing and canceling messages", () => {
     );
   });
 
-  it("shows the account: fresh balance, limits and authorized sender ids", async () => {
+  it("shows the account: fresh balance, limits, authorized sender ids and inbound numbers", async () => {
     const erin = await gw.createAccount({ credits: 42, senders: ["ZED", "ACME"] });
+    await gw.db.pool.query(
+      `INSERT INTO inbound_numbers (number, account_id) VALUES ('+14155550142', $1), ('46645', $1)`,
+      [erin.accountId],
+    );
     const response = await gw.request("GET", "/v1/account", { key: erin.key });
     expect(response.body).toMatchObject({
       account_id: erin.accountId,
       balance: 42,
       status: "active",
       sender_ids: ["ACME", "ZED"],
+      inbound_numbers: ["+14155550142", "46645"],
     });
     expect(response.body.limits).toMatchObject({
       requests_per_second: 10000,

@@ -234,6 +234,8 @@ export interface components {
             /** @description ISO 3166-1 alpha-2 codes of the destination countries this account may send to (COUNTRY_NOT_ALLOWED otherwise); null: every country */
             allowed_countries: string[] | null;
             balance: number;
+            /** @description The numbers (E.164) and short codes this account receives inbound messages on, sorted (GET /v1/inbound) */
+            inbound_numbers: string[];
             limits: {
                 daily_quota: number;
                 max_batch_size: number;
@@ -636,6 +638,10 @@ export interface operations {
                      *       },
                      *       "sender_ids": [
                      *         "ACME"
+                     *       ],
+                     *       "inbound_numbers": [
+                     *         "+14155550123",
+                     *         "46645"
                      *       ],
                      *       "allowed_countries": [
                      *         "GB",

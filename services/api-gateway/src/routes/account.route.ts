@@ -45,6 +45,7 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
       where: { id: authOf(res).account.id },
       include: {
         senderIds: { select: { value: true }, orderBy: { value: "asc" } },
+        inboundNumbers: { select: { number: true }, orderBy: { number: "asc" } },
         webhook: { select: { url: true, enabled: true, eventTypes: true } },
       },
     });
@@ -64,6 +65,7 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
         max_segments: limits.maxSegments,
       },
       sender_ids: account.senderIds.map((s) => s.value),
+      inbound_numbers: account.inboundNumbers.map((n) => n.number),
       // null: every country (docs/decisions.md#geo-permissions).
       allowed_countries: account.allowedCountries.length > 0 ? account.allowedCountries : null,
       webhook: account.webhook && {

@@ -221,6 +221,10 @@ export const AccountView = z
       max_segments: z.number().int(),
     }),
     sender_ids: z.array(z.string()),
+    inbound_numbers: z.array(z.string()).meta({
+      description:
+        "The numbers (E.164) and short codes this account receives inbound messages on, sorted (GET /v1/inbound)",
+    }),
     allowed_countries: z.array(z.string()).nullable().meta({
       description:
         "ISO 3166-1 alpha-2 codes of the destination countries this account may send to (COUNTRY_NOT_ALLOWED otherwise); null: every country",
