@@ -7,3 +7,9 @@ export { SEGMENT_LIMITS, type SmsEncoding } from "./segment-plan";
 export { analyzeText, splitMessage, type SmsPart, type SplitOptions, type TextAnalysis } from "./segment";
 export { DATA_CODING, decodeShortMessage, UnsupportedDataCodingError } from "./smpp-data-coding";
 export { checkText, InvalidTextError } from "./strict-text";
+export {
+  decodeInboundText,
+  inboundEncodingOf,
+  type DecodedInboundText,
+  type InboundEncoding,
+} from "./inbound-text";
