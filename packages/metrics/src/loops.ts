@@ -82,6 +82,8 @@ export class ReceiptIngestMetrics {
   readonly receiptsStored: Counter<"source" | "outcome">;
   readonly receiptErrors: Counter<"source">;
   readonly sweepSettled: Counter<"outcome">;
+  readonly inbound: Counter<"outcome">;
+  readonly inboundTimedOut: Counter;
 
   constructor(metrics: MetricsRegistry) {
     const registers = [metrics.registry];
@@ -107,6 +109,17 @@ export class ReceiptIngestMetrics {
       name: "sms_dlr_sweep_settled_total",
       help: "Unmatched receipts the sweep settled, by outcome (applied, ignored)",
       labelNames: ["outcome"],
+      registers,
+    });
+    this.inbound = new Counter({
+      name: "sms_inbound_total",
+      help: "Inbound deliver_sm (not receipts) by outcome: assigned (stored for the account owning the destination), unassigned (nobody owns it: stored, account NULL), part_waiting, duplicate_part (a redelivered part, acknowledged, not stored again), error (not stored; the carrier is asked to redeliver)",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.inboundTimedOut = new Counter({
+      name: "sms_inbound_incomplete_total",
+      help: "Concatenated inbound messages stored incomplete: their group timed out (INBOUND_PART_TIMEOUT_MS) before every part arrived",
       registers,
     });
   }

@@ -18,7 +18,8 @@ CROSS JOIN LATERAL (
   -- from turning this into a hash join over all of outbox_events, the plan it chose and then
   -- kept (a prepared statement's generic plan) while the tables were small.
   SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.payload, o.created_at, m.source::text AS source
-  FROM outbox_events AS o JOIN messages AS m ON m.id = o.message_id
+  -- LEFT: a message.received event names an inbound message (in_…), which has no messages row.
+  FROM outbox_events AS o LEFT JOIN messages AS m ON m.id = o.message_id
   WHERE o.id = claimed.event_id
   LIMIT 1
 ) AS o

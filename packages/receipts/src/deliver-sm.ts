@@ -4,6 +4,8 @@ import type { Logger } from "@sms/logger";
 import { CommandStatus, EsmClass, parseReceipt, parseReceiptDate, type DeliverSm } from "@sms/smpp";
 import { applyReceipts, type ReceiptInput, type ReceiptResult } from "./apply-receipt";
 import { doneDateHasSeconds } from "./done-date";
+import { readInboundPdu } from "./inbound/read-pdu";
+import { storeInboundPiece, type InboundHook } from "./inbound/store";
 
 /** Handles one deliver_sm of a carrier; deliver_sm_resp carries what it returns (or ESME_RX_T_APPN when it throws). */
 export type DeliverSmHandler = (carrierId: string, pdu: DeliverSm) => Promise<number | void>;
@@ -16,6 +18,8 @@ export interface DeliverSmCounters {
   deliverSm: { inc(labels: { kind: string; carrier_id: string }): void };
   receiptsStored: { inc(labels: { source: string; outcome: string }): void };
   receiptErrors: { inc(labels: { source: string }): void };
+  /** Inbound deliver_sm by outcome: assigned, unassigned, part_waiting, duplicate_part, error. */
+  inbound: { inc(labels: { outcome: string }): void };
 }
 
 export interface DeliverSmDeps {
@@ -26,6 +30,8 @@ export interface DeliverSmDeps {
   isStopping: () => boolean;
   /** The process that stores them (carrier_receipts.received_by), host:pid. */
   receivedBy: string;
+  /** Runs in the transaction storing each inbound message (the opt-out keywords, DESIGN §11). */
+  onInbound?: InboundHook;
 }
 
 /**
@@ -33,7 +39,8 @@ export interface DeliverSmDeps {
  * once it is stored (whatever it did: applied, ignored or unmatched), and an exception
  * (the SMPP client answers ESME_RX_T_APPN) when the database failed, so that the carrier
  * delivers it again later (SMPP 3.4 §5.1.3; receipts are at least once, duplicates are
- * ignored). A deliver_sm that is not a receipt (an MO message) is acknowledged and dropped.
+ * ignored). A deliver_sm that is not a receipt is an inbound message: stored (its parts
+ * reassembled in PostgreSQL, whichever bind they came on) and acknowledged after the commit too.
  * dlr-ingest runs it on receiver binds and the dispatcher on transceiver binds
  * (docs/decisions.md#transceiver-binds): the same code, so a receipt is stored the same way
  * whichever bind it came on.
@@ -48,6 +55,34 @@ export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
     maxConcurrent: 2,
   });
   const count = (kind: string, carrierId: string) => metrics.deliverSm.inc({ kind, carrier_id: carrierId });
+  const storeInbound = async (carrierId: string, pdu: DeliverSm): Promise<number> => {
+    const piece = readInboundPdu(pdu);
+    try {
+      const { outcome, message } = await storeInboundPiece(pool, carrierId, piece, deps.onInbound);
+      metrics.inbound.inc({ outcome });
+      // Never the text or the numbers in logs: inbound content is the subscriber's.
+      logger.debug("inbound stored", {
+        carrier_id: carrierId,
+        outcome,
+        inbound_id: message?.id,
+        flags: message?.flags,
+      });
+      if (message && message.flags.length > 0)
+        logger.warn("inbound message stored with flags", {
+          carrier_id: carrierId,
+          inbound_id: message.id,
+          flags: message.flags,
+        });
+      return CommandStatus.ESME_ROK;
+    } catch (error) {
+      metrics.inbound.inc({ outcome: "error" });
+      logger.error("inbound message not stored; asking the carrier to redeliver", {
+        carrier_id: carrierId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    }
+  };
   return async (carrierId, pdu) => {
     // Handed back, not dropped: the carrier redelivers to another replica or after the restart.
     if (deps.isStopping()) {
@@ -57,11 +92,12 @@ export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
     const receipt = parseReceipt(pdu);
     if (!receipt) {
       const claimsReceipt = (pdu.esm_class & EsmClass.MESSAGE_TYPE_MASK) === EsmClass.DELIVERY_RECEIPT;
-      // Never the text or numbers: MO content is the subscriber's.
-      if (claimsReceipt)
-        logger.warn("unreadable delivery receipt acknowledged and dropped", { carrier_id: carrierId });
-      else logger.info("MO message acknowledged and dropped (MO is not handled)", { carrier_id: carrierId });
-      count(claimsReceipt ? "unreadable_receipt" : "mo", carrierId);
+      if (!claimsReceipt) {
+        count("mo", carrierId);
+        return storeInbound(carrierId, pdu);
+      }
+      logger.warn("unreadable delivery receipt acknowledged and dropped", { carrier_id: carrierId });
+      count("unreadable_receipt", carrierId);
       return CommandStatus.ESME_ROK;
     }
     count("receipt", carrierId);

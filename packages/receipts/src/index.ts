@@ -36,3 +36,20 @@ export {
   type DeliverSmHandler,
 } from "./deliver-sm";
 export { doneDateHasSeconds } from "./done-date";
+export {
+  addressOf,
+  readInboundPdu,
+  type InboundFlag,
+  type InboundPiece,
+  type PartPosition,
+} from "./inbound/read-pdu";
+export { assembleText, type AssembledText, type StoredPart } from "./inbound/assemble";
+export {
+  completeTimedOutGroups,
+  purgeStoredParts,
+  receivedPayload,
+  storeInboundPiece,
+  type InboundHook,
+  type InboundOutcome,
+  type StoredInbound,
+} from "./inbound/store";

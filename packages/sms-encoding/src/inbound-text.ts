@@ -69,10 +69,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * refusal would make the carrier redeliver the same message for ever.
  */
 function storable(text: string): string {
-  return text
-    .replace(/\u0000+$/, "")
-    .replace(/\u0000/g, "\uFFFD")
-    .replace(LONE_SURROGATE, "\uFFFD");
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0) end--;
+  return text.slice(0, end).split("\u0000").join("\uFFFD").replace(LONE_SURROGATE, "\uFFFD");
 }
 
 function decodeIa5(bytes: Uint8Array): string {

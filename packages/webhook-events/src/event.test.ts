@@ -65,3 +65,40 @@ describe("webhook event", () => {
     ]);
   });
 });
+
+describe("message.received event", () => {
+  it("carries the inbound message: from, to, text, encoding, segments, received_at, in that order", () => {
+    const received: OutboxRow = {
+      id: "evt_2",
+      account_id: "acc_1",
+      message_id: "in_01ARZ3NDEKTSV4RRFFQ69G5FAV",
+      type: "message.received",
+      sequence: 1,
+      payload: {
+        received_at: "2026-11-24T10:00:00.000Z",
+        text: "مرحبا",
+        to: "+14155550123",
+        from: "+447700900123",
+        segments: 1,
+        encoding: "ucs2",
+        status: "not sent",
+      },
+      created_at: new Date("2026-11-24T10:00:00.010Z"),
+    };
+    const body = JSON.parse(renderWebhookBody(toWebhookEvent(received)));
+    expect(body).toEqual({
+      event: "message.received",
+      message_id: "in_01ARZ3NDEKTSV4RRFFQ69G5FAV",
+      timestamp: "2026-11-24T10:00:00.010Z",
+      data: {
+        from: "+447700900123",
+        to: "+14155550123",
+        text: "مرحبا",
+        encoding: "ucs2",
+        segments: 1,
+        received_at: "2026-11-24T10:00:00.000Z",
+      },
+    });
+    expect(Object.keys(body.data)).toEqual(["from", "to", "text", "encoding", "segments", "received_at"]);
+  });
+});

@@ -27,7 +27,14 @@ const DATA_KEYS = [
   "client_ref",
 ] as const;
 
-export type WebhookData = Record<(typeof DATA_KEYS)[number], unknown>;
+/** The `data` keys of a message.received event (an inbound message), in the order they are sent. */
+const RECEIVED_DATA_KEYS = ["from", "to", "text", "encoding", "segments", "received_at"] as const;
+
+export type WebhookData = Record<string, unknown>;
+
+function dataKeysOf(eventType: string): readonly string[] {
+  return eventType === "message.received" ? RECEIVED_DATA_KEYS : DATA_KEYS;
+}
 
 export interface WebhookEvent {
   event: string;
@@ -39,13 +46,14 @@ export interface WebhookEvent {
 
 /**
  * The webhook event of an outbox row (docs/webhooks.md#payload): every key present (null when not
- * known), `sequence` from the row, and nothing else, so the message text can never
- * leak in even if a writer put it in the payload.
+ * known), `sequence` from the row, and nothing else, so the text of a message sent can
+ * never leak in even if a writer put it in the payload. A message.received event has its own
+ * keys, the inbound text among them (DESIGN §11).
  */
 export function toWebhookEvent(row: OutboxRow): WebhookEvent {
-  const data = {} as WebhookData;
-  for (const key of DATA_KEYS) data[key] = row.payload[key] ?? null;
-  data.sequence = row.sequence;
+  const data: WebhookData = {};
+  for (const key of dataKeysOf(row.type)) data[key] = row.payload[key] ?? null;
+  if (row.type !== "message.received") data.sequence = row.sequence;
   return {
     event: row.type,
     message_id: row.message_id,
@@ -60,7 +68,7 @@ export function toWebhookEvent(row: OutboxRow): WebhookEvent {
  */
 export function renderWebhookBody(event: WebhookEvent): string {
   const data: Record<string, unknown> = {};
-  for (const key of DATA_KEYS) data[key] = event.data[key] ?? null;
+  for (const key of dataKeysOf(event.event)) data[key] = event.data[key] ?? null;
   return JSON.stringify({
     event: event.event,
     message_id: event.message_id,

@@ -17,6 +17,12 @@ const DlrIngestSettings = z.object({
   SWEEP_MIN_AGE_MS: envInt(30_000, 0, 24 * 60 * MINUTE),
   /** Unmatched receipts older than this are given up on (their segment never got that id), ms: 3 days. */
   SWEEP_MAX_AGE_MS: envInt(3 * 24 * 60 * MINUTE, MINUTE),
+  /** A concatenated inbound message still missing parts this long after its first is stored as what arrived (flagged incomplete), ms. */
+  INBOUND_PART_TIMEOUT_MS: envInt(10 * MINUTE, 1_000, 24 * 60 * MINUTE),
+  /** How long the parts of a stored inbound message are kept to recognise a carrier's redelivery of one, ms: 1 day. */
+  INBOUND_PART_KEEP_MS: envInt(24 * 60 * MINUTE, MINUTE, 7 * 24 * 60 * MINUTE),
+  /** How often timed-out inbound groups are stored and old parts deleted, ms. */
+  INBOUND_SWEEP_INTERVAL_MS: envInt(10_000, 100, 60 * MINUTE),
   /** Bearer token of POST /v1/carriers/{id}/receipts (at least 16 characters); unset turns the endpoint off. */
   HTTP_RECEIPT_TOKEN: z.preprocess(
     (value) => (value === "" ? undefined : value),

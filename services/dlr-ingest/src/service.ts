@@ -1,7 +1,13 @@
 import type { Server } from "node:http";
 import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
-import { createDeliverSmHandler, sweepUnmatched } from "@sms/receipts";
+import {
+  completeTimedOutGroups,
+  createDeliverSmHandler,
+  purgeStoredParts,
+  sweepUnmatched,
+  type InboundHook,
+} from "@sms/receipts";
 import { InFlight } from "@sms/service-runtime";
 import { CarrierBinds } from "./carrier-binds";
 import { createSecretBox } from "@sms/secret-box";
@@ -24,7 +30,15 @@ export interface RunningDlrIngest {
 }
 
 /** Connects to PostgreSQL, binds to every enabled carrier and serves HTTP. */
-export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): Promise<RunningDlrIngest> {
+/**
+ * @param onInbound runs in the transaction storing each inbound message, on binds and in the
+ *   timeout sweep alike (the opt-out keywords, DESIGN §11)
+ */
+export async function startDlrIngest(
+  config: DlrIngestConfig,
+  logger: Logger,
+  onInbound?: InboundHook,
+): Promise<RunningDlrIngest> {
   const database = createDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: "dlr-ingest",
@@ -49,6 +63,7 @@ export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): P
     metrics,
     isStopping: () => stopping,
     receivedBy: INSTANCE_NAME,
+    onInbound,
   });
 
   const box = createSecretBox(config.SECRET_ENCRYPTION_KEY);
@@ -79,6 +94,27 @@ export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): P
     logLoopError("unmatched receipt sweep"),
   );
 
+  const inboundLoop = runPeriodically(
+    async () => {
+      const stored = await completeTimedOutGroups(
+        pool,
+        { olderThanMs: config.INBOUND_PART_TIMEOUT_MS },
+        onInbound,
+      );
+      if (stored.length > 0) {
+        metrics.inboundTimedOut.inc(stored.length);
+        for (const message of stored)
+          metrics.inbound.inc({ outcome: message.accountId ? "assigned" : "unassigned" });
+        logger.warn("inbound messages stored incomplete: their parts timed out", {
+          inbound_ids: stored.map((message) => message.id),
+        });
+      }
+      await purgeStoredParts(pool, config.INBOUND_PART_KEEP_MS);
+    },
+    config.INBOUND_SWEEP_INTERVAL_MS,
+    logLoopError("inbound part sweep"),
+  );
+
   const app = buildApp({
     pool,
     logger,
@@ -104,7 +140,7 @@ export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): P
     async stop() {
       if (stopping) return;
       stopping = true;
-      await Promise.all([refreshLoop.stop(), sweepLoop.stop()]);
+      await Promise.all([refreshLoop.stop(), sweepLoop.stop(), inboundLoop.stop()]);
       // Receipts already being applied commit and are acknowledged; new ones are handed back
       // (HTTP ones get 503). The port closes last, so /readyz answers 503 until then.
       await inFlight.idle(config.SHUTDOWN_GRACE_MS);

@@ -51,17 +51,54 @@ const receiptPdu = (id: string) =>
   });
 
 describe("the deliver_sm handler", () => {
-  it("acknowledges an MO message without storing anything", async () => {
+  it("stores an inbound message (no receipt), runs the hook in its transaction, then acknowledges", async () => {
     const metrics = new Metrics();
-    const handle = createDeliverSmHandler({ pool, logger, metrics, isStopping: () => false });
+    const hooked: string[] = [];
+    const handle = createDeliverSmHandler({
+      pool,
+      logger,
+      metrics,
+      isStopping: () => false,
+      onInbound: async (client, message) => {
+        // Inside the storing transaction: the row is visible to it before the commit.
+        const { rows } = await client.query("SELECT text FROM inbound_messages WHERE id = $1", [message.id]);
+        hooked.push(`${message.from}:${rows[0].text}`);
+      },
+    });
     await expect(handle("car_x", deliverSm({ short_message: Buffer.from("STOP") }))).resolves.toBe(
       CommandStatus.ESME_ROK,
     );
+    expect(hooked).toEqual(["+447700900123:STOP"]);
     const { rows } = await pool.query("SELECT count(*)::int AS n FROM carrier_receipts");
     expect(rows[0].n).toBe(0);
-    expect(
-      sampleValue(await metrics.render(), "sms_dlr_deliver_sm_total", { kind: "mo", carrier_id: "car_x" }),
-    ).toBe(1);
+    const inbound = await pool.query(
+      "SELECT account_id, to_addr, text FROM inbound_messages WHERE carrier_id = 'car_x'",
+    );
+    expect(inbound.rows).toEqual([{ account_id: null, to_addr: "Acme", text: "STOP" }]);
+    const text = await metrics.render();
+    expect(sampleValue(text, "sms_dlr_deliver_sm_total", { kind: "mo", carrier_id: "car_x" })).toBe(1);
+    expect(sampleValue(text, "sms_inbound_total", { outcome: "unassigned" })).toBe(1);
+  });
+
+  it("asks the carrier to redeliver an inbound message it could not store (the hook failed: nothing kept)", async () => {
+    const metrics = new Metrics();
+    const handle = createDeliverSmHandler({
+      pool,
+      logger,
+      metrics,
+      isStopping: () => false,
+      onInbound: async () => {
+        throw new Error("suppression list unavailable");
+      },
+    });
+    await expect(handle("car_fail", deliverSm({ short_message: Buffer.from("hello") }))).rejects.toThrow(
+      "suppression list unavailable",
+    );
+    const { rows } = await pool.query(
+      "SELECT count(*)::int AS n FROM inbound_messages WHERE carrier_id = 'car_fail'",
+    );
+    expect(rows[0].n).toBe(0);
+    expect(sampleValue(await metrics.render(), "sms_inbound_total", { outcome: "error" })).toBe(1);
   });
 
   it("acknowledges a receipt once it is stored", async () => {
