@@ -10,6 +10,7 @@ type Body<Op extends keyof operations> = operations[Op] extends {
   ? B
   : never;
 export type ListMessagesQuery = NonNullable<operations["listMessages"]["parameters"]["query"]>;
+export type ListInboundQuery = NonNullable<operations["listInbound"]["parameters"]["query"]>;
 export type Message = Schemas["Message"];
 
 export interface SmsClientOptions {
@@ -72,6 +73,9 @@ export function createSmsClient(options: SmsClientOptions) {
       unwrap(raw.POST("/v1/otp/verify", { body, params: { header: keyHeader(opts) } })),
     getOtp: (otpId: string) => unwrap(raw.GET("/v1/otp/{otp_id}", { params: id("otp_id", otpId) })),
     getAccount: () => unwrap(raw.GET("/v1/account")),
+    listInbound: (query: ListInboundQuery = {}) => unwrap(raw.GET("/v1/inbound", { params: { query } })),
+    getInbound: (inboundId: string) =>
+      unwrap(raw.GET("/v1/inbound/{inbound_id}", { params: id("inbound_id", inboundId) })),
 
     /** Every message matching the query, newest first, fetched a page at a time as you iterate. */
     async *iterateMessages(query: Omit<ListMessagesQuery, "cursor"> = {}): AsyncGenerator<Message> {

@@ -1,5 +1,5 @@
 export { createSmsClient, type SmsClient, type SmsClientOptions, type PostOptions } from "./client";
-export type { ListMessagesQuery, Message } from "./client";
+export type { ListInboundQuery, ListMessagesQuery, Message } from "./client";
 export { SmsApiError, type ErrorBody } from "./errors";
 export type { RetryOptions } from "./retrying-fetch";
 export {

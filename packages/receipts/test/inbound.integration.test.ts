@@ -94,7 +94,7 @@ describe("storing inbound messages", () => {
     expect(row).toMatchObject({
       account_id: accountId,
       text: "Hi {there} €5",
-      encoding: "gsm7",
+      encoding: "GSM-7",
       segments: 1,
       flags: [],
     });
@@ -124,7 +124,7 @@ describe("storing inbound messages", () => {
     expect((await store(pdu(parts[1]!), "car_b")).outcome).toBe("duplicate_part");
     const rows = await rowsTo(to);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ text, encoding: "ucs2", segments: 3, flags: [] });
+    expect(rows[0]).toMatchObject({ text, encoding: "UCS-2", segments: 3, flags: [] });
     expect(await outboxOf(rows[0].id)).toHaveLength(1);
   });
 
@@ -182,10 +182,10 @@ describe("storing inbound messages", () => {
     const stored = outcomes.map((o) => byId.get((o.message as StoredInbound).id));
     expect(stored.map((row) => [row.text, row.encoding, row.flags])).toEqual([
       ["09000301", "hex", ["malformed_udh"]],
-      ["x", "gsm7", ["invalid_part_number"]],
+      ["x", "GSM-7", ["invalid_part_number"]],
       ["cafe", "hex", ["undecodable"]],
-      ["", "gsm7", ["empty"]],
-      ["alpha", "gsm7", []],
+      ["", "GSM-7", ["empty"]],
+      ["alpha", "GSM-7", []],
     ]);
     expect(stored[4].from_addr).toBe("ACME Bank");
   });

@@ -42,7 +42,7 @@ describe("decodeInboundText (fuzz)", () => {
         const cut = bytes.length === 0 ? 0 : cutAt % bytes.length;
         // The parts are joined before decoding: a surrogate pair split between two parts is one character.
         const joined = Buffer.concat([bytes.subarray(0, cut), bytes.subarray(cut)]);
-        expect(decodeInboundText(joined, 0x08)).toEqual({ text, encoding: "ucs2" });
+        expect(decodeInboundText(joined, 0x08)).toEqual({ text, encoding: "UCS-2" });
       }),
       runs,
     );
@@ -51,7 +51,7 @@ describe("decodeInboundText (fuzz)", () => {
   it("reads back any GSM-7 text exactly, extension characters included", () => {
     fc.assert(
       fc.property(gsmText, (text) => {
-        expect(decodeInboundText(encodeGsm7(text), 0x00)).toEqual({ text, encoding: "gsm7" });
+        expect(decodeInboundText(encodeGsm7(text), 0x00)).toEqual({ text, encoding: "GSM-7" });
       }),
       runs,
     );
@@ -63,17 +63,17 @@ describe("decodeInboundText", () => {
     expect(decodeInboundText(encodeUcs2("مرحبا 👋"), 0x08).text).toBe("مرحبا 👋");
     expect(decodeInboundText(Buffer.from("Café ñ", "latin1"), 0x03)).toEqual({
       text: "Café ñ",
-      encoding: "latin1",
+      encoding: "Latin-1",
     });
     expect(decodeInboundText(Buffer.from([0x24, 0x35, 0xe9]), 0x01)).toEqual({
       text: "$5\uFFFD",
-      encoding: "ia5",
+      encoding: "IA5",
     });
   });
 
   it("reads the GSM message-class data codings as GSM-7 or UCS-2, and binary as hex", () => {
     expect(decodeInboundText(encodeGsm7("Hi €"), 0xf0).text).toBe("Hi €");
-    expect(decodeInboundText(encodeGsm7("Hi"), 0x11).encoding).toBe("gsm7");
+    expect(decodeInboundText(encodeGsm7("Hi"), 0x11).encoding).toBe("GSM-7");
     expect(decodeInboundText(encodeUcs2("ок"), 0x18).text).toBe("ок");
     expect(decodeInboundText(Buffer.from([0xde, 0xad]), 0x04)).toEqual({ text: "dead", encoding: "hex" });
     expect(decodeInboundText(Buffer.from([0xde, 0xad]), 0xf4).encoding).toBe("hex");

@@ -2,7 +2,7 @@ import { decodeGsm7 } from "./gsm7";
 import { decodeUcs2 } from "./ucs2";
 
 /** How an inbound text was read; `hex` is a data_coding we do not decode, kept as its octets in hex. */
-export type InboundEncoding = "gsm7" | "ia5" | "latin1" | "ucs2" | "hex";
+export type InboundEncoding = "GSM-7" | "IA5" | "Latin-1" | "UCS-2" | "hex";
 
 export interface DecodedInboundText {
   text: string;
@@ -17,22 +17,22 @@ export interface DecodedInboundText {
 export function inboundEncodingOf(dataCoding: number): InboundEncoding {
   switch (dataCoding) {
     case 0x00:
-      return "gsm7";
+      return "GSM-7";
     case 0x01:
-      return "ia5";
+      return "IA5";
     case 0x03:
-      return "latin1";
+      return "Latin-1";
     case 0x08:
-      return "ucs2";
+      return "UCS-2";
   }
   if ((dataCoding & 0xf0) === 0x10) {
     const alphabet = (dataCoding >> 2) & 0x03;
-    if (alphabet === 0) return "gsm7";
-    if (alphabet === 2) return "ucs2";
+    if (alphabet === 0) return "GSM-7";
+    if (alphabet === 2) return "UCS-2";
     return "hex";
   }
   // 0xF0-0xFF: bit 2 clear is the GSM default alphabet, set is 8-bit data.
-  if ((dataCoding & 0xf0) === 0xf0 && (dataCoding & 0x04) === 0) return "gsm7";
+  if ((dataCoding & 0xf0) === 0xf0 && (dataCoding & 0x04) === 0) return "GSM-7";
   return "hex";
 }
 
@@ -50,13 +50,13 @@ export function decodeInboundText(bytes: Uint8Array, dataCoding: number): Decode
 
 function decodeWith(encoding: Exclude<InboundEncoding, "hex">, bytes: Uint8Array): string {
   switch (encoding) {
-    case "gsm7":
+    case "GSM-7":
       return decodeGsm7(bytes);
-    case "ia5":
+    case "IA5":
       return decodeIa5(bytes);
-    case "latin1":
+    case "Latin-1":
       return Buffer.from(bytes).toString("latin1");
-    case "ucs2":
+    case "UCS-2":
       return decodeUcs2(bytes);
   }
 }

@@ -17,6 +17,7 @@ import { GatewayMetrics } from "./metrics";
 import { buildOpenApiDocument } from "./openapi";
 import { accountRoutes } from "./routes/account.route";
 import { docsRoutes } from "./routes/docs.route";
+import { inboundRoutes } from "./routes/inbound.route";
 import { messageRoutes } from "./routes/messages.route";
 import { otpRoutes } from "./routes/otp.route";
 import { sendRoutes } from "./routes/send.route";
@@ -80,6 +81,7 @@ export function buildApp(deps: GatewayDeps): express.Express {
   app.use(otpRoutes(deps.otp, idempotent));
   app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));
   app.use(messageRoutes(deps.prisma, deps.pool, idempotent));
+  app.use(inboundRoutes(deps.prisma));
   app.use(notFound);
   app.use(countQuotaRefusals(metrics));
   app.use(errorHandler(deps.logger));

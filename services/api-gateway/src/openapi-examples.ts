@@ -189,6 +189,31 @@ export const examples = {
       client_ref: "order-4711",
     },
   },
+  inbound: {
+    id: "in_01JD6Z8Q4G2M0F3T6S8V9W0X22",
+    from: "+14155550100",
+    to: "+14155550199",
+    text: "Yes, 3pm works",
+    encoding: "GSM-7",
+    segments: 1,
+    flags: [],
+    received_at: AT,
+  },
+  inboundList: {
+    data: [
+      {
+        id: "in_01JD6Z8Q4G2M0F3T6S8V9W0X22",
+        from: "+14155550100",
+        to: "+14155550199",
+        text: "Yes, 3pm works",
+        encoding: "GSM-7",
+        segments: 1,
+        flags: [],
+        received_at: AT,
+      },
+    ],
+    next_cursor: "aW5fMDFKRDZaOFE0RzJNMEYzVDZTOFY5VzBYMjI",
+  },
   receivedEvent: {
     event: "message.received",
     message_id: "in_01JD6Z8Q4G2M0F3T6S8V9W0X22",

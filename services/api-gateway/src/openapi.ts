@@ -24,6 +24,7 @@ import {
   SendSmsRequest,
   SendSmsResponse,
 } from "./schemas/sms";
+import { InboundIdParam, InboundList, InboundView, ListInboundQuery } from "./schemas/inbound";
 import { MessageReceivedEvent, MessageStatusEvent, WebhookTestEvent } from "./schemas/webhooks";
 
 const json = <T extends z.ZodType>(schema: T, description: string, example: unknown) => ({
@@ -132,6 +133,30 @@ const OPERATIONS: RouteConfig[] = [
     responses: {
       200: json(MessageView, "Canceled", examples.canceled),
       ...errors(...post, 404, ...common),
+    },
+  },
+  {
+    method: "get",
+    path: "/v1/inbound",
+    operationId: "listInbound",
+    summary: "List inbound messages to the account's numbers, newest first, a page at a time (next_cursor)",
+    tags: ["Inbound"],
+    request: { query: ListInboundQuery },
+    responses: {
+      200: json(InboundList, "A page of inbound messages", examples.inboundList),
+      ...errors(400, ...common),
+    },
+  },
+  {
+    method: "get",
+    path: "/v1/inbound/{inbound_id}",
+    operationId: "getInbound",
+    summary: "An inbound message",
+    tags: ["Inbound"],
+    request: { params: InboundIdParam },
+    responses: {
+      200: json(InboundView, "The inbound message", examples.inbound),
+      ...errors(404, ...common),
     },
   },
   {
@@ -254,6 +279,7 @@ export function buildOpenApiDocument(serverUrl = "/") {
     tags: [
       { name: "SMS", description: "Send, schedule, list, read and cancel messages; bulk batches" },
       { name: "OTP", description: "One-time codes: send, verify, read" },
+      { name: "Inbound", description: "Messages received on the account's numbers and short codes" },
       { name: "Account", description: "Balance, limits, sender ids and webhook settings" },
       { name: "Webhooks", description: "What the platform POSTs to the account's endpoint, signed" },
     ],

@@ -107,6 +107,7 @@ describe("the served OpenAPI document and the answers agree", () => {
   const sms = { to: "+14155550100", message: "contract", sender_id: "ACME" };
   const bulk = { sender_id: "ACME", messages: [{ to: "+14155550100", message: "one" }] };
   const unknownMessage = "msg_01JAAAAAAAAAAAAAAAAAAAAAAA";
+  const unknownInbound = "in_01JAAAAAAAAAAAAAAAAAAAAAAA";
 
   beforeAll(async () => {
     acme = await gw.createAccount({ credits: 1000 });
@@ -141,6 +142,19 @@ describe("the served OpenAPI document and the answers agree", () => {
       (await api().post("/v1/otp/verify", acme.key, { otp_id: otp.body.otp_id, code: "000000" })).status,
     ).toBe(200);
     expect((await api().get("/v1/account", acme.key)).status).toBe(200);
+    // Inbound messages arrive from carriers (SMPP); two rows stand in for them here.
+    for (const id of ["in_01JD6Z8Q4G2M0F3T6S8V9W0X21", "in_01JD6Z8Q4G2M0F3T6S8V9W0X22"])
+      await gw.db.pool.query(
+        `INSERT INTO inbound_messages (id, account_id, carrier_id, from_addr, to_addr, text, encoding, data_coding, segments, flags)
+         VALUES ($1, $2, 'car_contract', '+14155550100', '+14155550199', 'hi', 'GSM-7', 0, 1, '{}')`,
+        [id, acme.accountId],
+      );
+    const page = await api().get("/v1/inbound?limit=1", acme.key);
+    expect(page.status).toBe(200);
+    expect((await api().get(`/v1/inbound?cursor=${page.body.next_cursor}`, acme.key)).body.data).toHaveLength(
+      1,
+    );
+    expect((await api().get(`/v1/inbound/${page.body.data[0].id}`, acme.key)).status).toBe(200);
   });
 
   it("the refusals every operation documents", async () => {
@@ -161,6 +175,8 @@ describe("the served OpenAPI document and the answers agree", () => {
       `/v1/batches/bat_01JAAAAAAAAAAAAAAAAAAAAAAA`,
       `/v1/otp/${otpId}`,
       "/v1/account",
+      "/v1/inbound",
+      `/v1/inbound/${unknownInbound}`,
     ];
     for (const url of gets) {
       await api().get(url); // 401
@@ -183,8 +199,10 @@ describe("the served OpenAPI document and the answers agree", () => {
     await api().post("/v1/otp/send", broke.key, { phone: "+14155550114" });
     await api().post("/v1/sms/send", acme.key, { ...sms, sender_id: "NOTMINE" });
     await api().get("/v1/sms?limit=0", acme.key);
+    await api().get("/v1/inbound?since=yesterday", acme.key);
     // 404s of unknown ids; 409 of a message that cannot be canceled; 410 of a replaced OTP.
     await api().get(`/v1/sms/${unknownMessage}`, acme.key);
+    await api().get(`/v1/inbound/${unknownInbound}`, acme.key);
     await api().get("/v1/batches/bat_01JAAAAAAAAAAAAAAAAAAAAAAA", acme.key);
     await api().post(`/v1/sms/${unknownMessage}/cancel`, acme.key);
     await api().post("/v1/otp/verify", acme.key, {

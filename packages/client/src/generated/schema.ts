@@ -37,6 +37,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List inbound messages to the account's numbers, newest first, a page at a time (next_cursor) */
+        get: operations["listInbound"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/{inbound_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An inbound message */
+        get: operations["getInbound"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/otp/{otp_id}": {
         parameters: {
             query?: never;
@@ -345,6 +379,32 @@ export interface components {
                 request_id: string;
             };
         };
+        /**
+         * @description How the text was decoded; hex: a data_coding we do not decode, the octets in hex (flag undecodable)
+         * @enum {string}
+         */
+        InboundEncoding: "GSM-7" | "IA5" | "Latin-1" | "UCS-2" | "hex";
+        /** @enum {string} */
+        InboundFlag: "malformed_udh" | "invalid_part_number" | "undecodable" | "incomplete" | "empty" | "mixed_data_coding";
+        InboundList: {
+            data: components["schemas"]["InboundMessage"][];
+            next_cursor: string | null;
+        };
+        InboundMessage: {
+            encoding: components["schemas"]["InboundEncoding"];
+            /** @description What was wrong with it, if anything (docs/smpp.md#inbound-messages) */
+            flags: components["schemas"]["InboundFlag"][];
+            /** @description The sender as the carrier gave it: E.164 for a number, else as is */
+            from: string;
+            /** @example in_01JD6Z8Q4G2M0F3T6S8V9W0X22 */
+            id: string;
+            received_at: string;
+            /** @description Parts it arrived in */
+            segments: number;
+            text: string;
+            /** @description The account's number or short code */
+            to: string;
+        };
         Message: {
             batch_id: string | null;
             canceled_at: string | null;
@@ -382,8 +442,7 @@ export interface components {
         };
         MessageReceivedEvent: {
             data: {
-                /** @enum {string} */
-                encoding: "GSM-7" | "UCS-2";
+                encoding: components["schemas"]["InboundEncoding"];
                 from: string;
                 received_at: string;
                 segments: number;
@@ -794,6 +853,314 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Batch"];
+                };
+            };
+            /** @description Error: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <key>.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "This API key lacks the sms:send permission.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "No message with this id exists for this account.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: RATE_LIMITED, QUOTA_EXCEEDED, OTP_MAX_ATTEMPTS, OTP_SEND_LIMIT */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests; retry after the Retry-After seconds.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Something went wrong on our side; quote the request id.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "The service is briefly unavailable; nothing was accepted. Retry.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInbound: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description Only messages from this sender */
+                from?: string;
+                limit?: number;
+                /** @description Received at or after (ISO 8601) */
+                since?: string;
+                /** @description Only messages to this number or short code */
+                to?: string;
+                /** @description Received before (ISO 8601) */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of inbound messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "in_01JD6Z8Q4G2M0F3T6S8V9W0X22",
+                     *           "from": "+14155550100",
+                     *           "to": "+14155550199",
+                     *           "text": "Yes, 3pm works",
+                     *           "encoding": "GSM-7",
+                     *           "segments": 1,
+                     *           "flags": [],
+                     *           "received_at": "2030-01-31T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "aW5fMDFKRDZaOFE0RzJNMEYzVDZTOFY5VzBYMjI"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundList"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR, INVALID_JSON, INVALID_PHONE, MESSAGE_TOO_LONG, INVALID_SCHEDULE, BATCH_TOO_LARGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "message is required",
+                     *         "field": "message",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <key>.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "This API key lacks the sms:send permission.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: RATE_LIMITED, QUOTA_EXCEEDED, OTP_MAX_ATTEMPTS, OTP_SEND_LIMIT */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests; retry after the Retry-After seconds.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Something went wrong on our side; quote the request id.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "The service is briefly unavailable; nothing was accepted. Retry.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInbound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inbound_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inbound message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "in_01JD6Z8Q4G2M0F3T6S8V9W0X22",
+                     *       "from": "+14155550100",
+                     *       "to": "+14155550199",
+                     *       "text": "Yes, 3pm works",
+                     *       "encoding": "GSM-7",
+                     *       "segments": 1,
+                     *       "flags": [],
+                     *       "received_at": "2030-01-31T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundMessage"];
                 };
             };
             /** @description Error: UNAUTHORIZED */

@@ -1,3 +1,4 @@
+import { InboundEncoding } from "./inbound";
 import { z } from "zod";
 import { MessageStatus } from "./common";
 
@@ -45,7 +46,7 @@ export const MessageReceivedEvent = z
       from: z.string(),
       to: z.string().meta({ description: "The account's number or short code" }),
       text: z.string(),
-      encoding: z.enum(["GSM-7", "UCS-2"]),
+      encoding: InboundEncoding,
       segments: z.number().int(),
       received_at: z.string(),
     }),
