@@ -41,6 +41,8 @@ describe("demo", () => {
     expect(ledger).toEqual([expect.objectContaining({ delta: 1000n, balanceAfter: 1000n, reason: "topup" })]);
     const senders = await cli.db.prisma.senderId.findMany({ where: { accountId: second.account_id } });
     expect(senders.map((s) => s.value)).toEqual(["DEMO"]);
+    const numbers = await cli.db.prisma.inboundNumber.findMany({ where: { accountId: second.account_id } });
+    expect(numbers.map((n) => n.number)).toEqual(["+14155550123"]);
 
     const firstKey = /^API key: (\S+)$/m.exec(first.stdout)?.[1] ?? "";
     expect(firstKey).toMatch(/^sk_live_/);

@@ -14,6 +14,8 @@ const DEMO_SENDER = "DEMO";
 const DEMO_KEY_NAME = "demo-start";
 /** The demo account's SMPP system_id; its password is new on every run, like the key. */
 const DEMO_SMPP_SYSTEM_ID = "demo";
+/** The demo account's inbound number: the README's inbound curl line writes to it. */
+const DEMO_INBOUND_NUMBER = "+14155550123";
 /** Who signs in to the demo account's dashboard. */
 const DEMO_DASHBOARD_EMAIL = "demo@example.com";
 /** Serialises concurrent `demo` runs (two starts at once would otherwise create two demo accounts). */
@@ -106,6 +108,12 @@ export async function prepareDemo(io: CliIo): Promise<DemoSetup> {
     await tx.senderId.upsert({
       where: { accountId_value: { accountId: account.id, value: DEMO_SENDER } },
       create: { id: newId("snd"), accountId: account.id, value: DEMO_SENDER },
+      update: {},
+    });
+    // Left with its owner if an operator gave it to another account.
+    await tx.inboundNumber.upsert({
+      where: { number: DEMO_INBOUND_NUMBER },
+      create: { number: DEMO_INBOUND_NUMBER, accountId: account.id },
       update: {},
     });
     const { count: revokedKeys } = await tx.apiKey.updateMany({

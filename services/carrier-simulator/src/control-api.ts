@@ -1,4 +1,5 @@
 import http from "node:http";
+import { InboundRequest } from "./inbound";
 import { ControlUpdate, type RuntimeSettings } from "./settings";
 import type { MessageQuery, ReceivedMessage } from "./message-log";
 
@@ -11,11 +12,13 @@ export interface ControlTarget {
   reset(): void;
   dropConnections(): void;
   isReady(): boolean;
+  /** Delivers an inbound message to the platform's binds: the HTTP status and body to answer. */
+  injectInbound(request: InboundRequest): Promise<{ status: number; body: unknown }>;
 }
 
 /**
  * The simulator's HTTP API: GET /messages?to=&system_id=&limit=, DELETE /messages,
- * GET|POST /control, GET /stats, POST /connections/drop, GET /healthz, GET /readyz.
+ * GET|POST /control, GET /stats, POST /connections/drop, POST /inbound, GET /healthz, GET /readyz.
  */
 export function createControlServer(target: ControlTarget): http.Server {
   return http.createServer((request, response) => {
@@ -55,6 +58,17 @@ async function route(target: ControlTarget, request: http.IncomingMessage): Prom
       const parsed = ControlUpdate.safeParse(await readJson(request));
       if (!parsed.success) return [400, { error: "invalid control update", issues: parsed.error.issues }];
       return [200, target.update(parsed.data)];
+    }
+    case "POST /inbound": {
+      const parsed = InboundRequest.safeParse(await readJson(request));
+      if (!parsed.success) return [400, { error: "invalid inbound message", issues: parsed.error.issues }];
+      try {
+        const { status, body } = await target.injectInbound(parsed.data);
+        return [status, body];
+      } catch (error) {
+        if (error instanceof RangeError) return [400, { error: error.message }];
+        throw error;
+      }
     }
     case "POST /connections/drop":
       target.dropConnections();

@@ -5,6 +5,7 @@ import net from "node:net";
 import { createLogger, type Logger } from "@sms/logger";
 import { CommandStatus, SmppServerSession, type BindType } from "@sms/smpp";
 import { createControlServer } from "./control-api";
+import { buildInboundParts, deliverInbound } from "./inbound";
 import { MessageLog, type MessageQuery, type ReceivedMessage } from "./message-log";
 import { ReceiptSender } from "./receipts";
 import {
@@ -138,6 +139,7 @@ export async function createCarrierSimulator(options: SimulatorOptions = {}): Pr
     reset: () => reset(),
     dropConnections: () => dropConnections(),
     isReady: () => !closing && smppServer.listening,
+    injectInbound: async (request) => deliverInbound(sessions, request, buildInboundParts(request)),
   });
   const stats = (): SimulatorStats => ({
     submits: { ...state.counters },

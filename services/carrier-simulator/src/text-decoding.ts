@@ -5,11 +5,11 @@
  */
 
 // GSM 03.38 default alphabet, one character per septet value (3GPP TS 23.038 §6.2.1).
-const GSM7_BASIC =
+export const GSM7_BASIC =
   "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\u001bÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?" +
   "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
 // Extension table reached through the 0x1B escape (TS 23.038 §6.2.1.1).
-const GSM7_EXTENSION: Record<number, string> = {
+export const GSM7_EXTENSION: Record<number, string> = {
   0x0a: "\f",
   0x14: "^",
   0x28: "{",
