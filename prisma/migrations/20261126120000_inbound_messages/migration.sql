@@ -52,4 +52,7 @@ CREATE TABLE "inbound_parts" (
 
     CONSTRAINT "inbound_parts_pkey" PRIMARY KEY ("carrier_id", "source_addr", "destination_addr", "reference", "total", "seq")
 );
+-- The purge of stored parts, by age.
 CREATE INDEX "inbound_parts_received_at_idx" ON "inbound_parts"("received_at");
+-- The timeout sweep reads the waiting parts only: a partial index keeps it off the parts kept for dedup.
+CREATE INDEX "inbound_parts_waiting_idx" ON "inbound_parts"("received_at") WHERE "inbound_id" IS NULL;
