@@ -1,7 +1,7 @@
 /**
  * The event types an endpoint can subscribe to (docs/decisions.md#webhook-event-types).
- * `message.received` is announced for inbound messages (not sent yet) so a customer can
- * subscribe ahead of it. `webhook.test` is not here: a test is always sent.
+ * `message.received` is an inbound message (DESIGN §11). `webhook.test` is not here: a test is
+ * always sent.
  */
 export const WEBHOOK_EVENT_TYPES = [
   "message.queued",
