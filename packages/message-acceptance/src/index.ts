@@ -15,6 +15,9 @@ export { parseSchedule } from "./schedule";
 export {
   prepareMessage,
   assertSenderAuthorized,
+  DEFAULT_VALIDITY_SECONDS,
+  VALIDITY_MAX_SECONDS,
+  VALIDITY_MIN_SECONDS,
   type AcceptingAccount,
   type MessageDraft,
   type PreparedMessage,

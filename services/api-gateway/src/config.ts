@@ -15,6 +15,8 @@ const GatewaySettings = z.object({
   MAX_SEGMENTS: envInt(10, 1, 255),
   /** Credits charged per segment (DESIGN §4). */
   CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
+  /** Validity of a message that names none, in seconds (DESIGN §12: 48 h); from when it is due. */
+  MESSAGE_VALIDITY_DEFAULT_SECONDS: envInt(172_800, 60, 259_200),
   /** Seconds an authenticated key (and its account's senders/limits) is cached; revocation takes effect within it. */
   AUTH_CACHE_SECONDS: envInt(5, 0, 300),
   /** Hours an Idempotency-Key is remembered (DESIGN §3: 24 h). */

@@ -34,6 +34,8 @@ export interface ParsedSubmit {
   part?: PartInfo;
   /** schedule_delivery_time as ISO 8601 UTC, for the acceptance path to validate; null for now. */
   scheduledAt: string | null;
+  /** When validity_period ends (absolute, or relative to the submit); null for the default (DESIGN §12). */
+  validUntil: Date | null;
   /** Dispatch class (docs/fairness.md): priority_flag 2 or 3 is high, 0 and 1 normal. */
   priority: "high" | "normal";
 }
@@ -44,7 +46,7 @@ const DECODABLE = new Set([0x00, 0x01, 0x03, 0x08]);
 const TON_INTERNATIONAL = 1;
 
 /** Reads a submit_sm's addresses, text octets and concatenation; throws SubmitRefusal. */
-export function parseSubmit(pdu: Pdu): ParsedSubmit {
+export function parseSubmit(pdu: Pdu, now: Date = new Date()): ParsedSubmit {
   const sourceAddr = String(pdu.source_addr ?? "");
   const destinationAddr = String(pdu.destination_addr ?? "");
   if (!destinationAddr) throw new SubmitRefusal(CommandStatus.ESME_RINVDSTADR, "destination_addr is empty");
@@ -77,13 +79,14 @@ export function parseSubmit(pdu: Pdu): ParsedSubmit {
   } else if (pdu.sar_msg_ref_num !== undefined) {
     part = readSar(pdu);
   }
-  const scheduled = parseSmppTime(String(pdu.schedule_delivery_time ?? ""));
+  const scheduled = parseSmppTime(String(pdu.schedule_delivery_time ?? ""), now);
   if (scheduled === undefined)
     throw new SubmitRefusal(CommandStatus.ESME_RINVSCHED, "schedule_delivery_time is not an SMPP time");
   return {
     sourceAddr,
     destinationAddr,
     scheduledAt: scheduled ? scheduled.toISOString() : null,
+    validUntil: readValidity(pdu, now, scheduled),
     // SMPP 3.4 §5.2.14: 0–3, higher is more urgent; 2 and 3 are what carriers call urgent and emergency.
     priority: Number(pdu.priority_flag ?? 0) >= 2 ? "high" : "normal",
     to: toE164(destinationAddr, Number(pdu.dest_addr_ton ?? 0)),
@@ -92,6 +95,23 @@ export function parseSubmit(pdu: Pdu): ParsedSubmit {
     octets,
     ...(part ? { part } : {}),
   };
+}
+
+/**
+ * validity_period (SMPP 3.4 §5.2.16, §7.1): absolute, or relative to the submit (the SMSC's
+ * "now", as the specification says, also for a scheduled message). One that is malformed, over
+ * already, or over before the message is due can never be delivered: ESME_RINVEXPIRY.
+ */
+function readValidity(pdu: Pdu, now: Date, scheduled: Date | null): Date | null {
+  const validUntil = parseSmppTime(String(pdu.validity_period ?? ""), now);
+  if (validUntil === undefined)
+    throw new SubmitRefusal(CommandStatus.ESME_RINVEXPIRY, "validity_period is not an SMPP time");
+  if (validUntil && validUntil.getTime() <= Math.max(now.getTime(), scheduled?.getTime() ?? 0))
+    throw new SubmitRefusal(
+      CommandStatus.ESME_RINVEXPIRY,
+      "validity_period ends before the message could be sent",
+    );
+  return validUntil;
 }
 
 function readSar(pdu: Pdu): PartInfo | undefined {
