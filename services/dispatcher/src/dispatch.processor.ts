@@ -8,6 +8,7 @@ import { describeStatus, isOutcomeUnknown, NotBoundError } from "@sms/smpp";
 import type { CarrierPool, CarrierRow } from "./carrier-pool";
 import { canCarry, encodeForCarrier, type Gsm7Encoding } from "./carrier-encoding";
 import type { Batcher } from "@sms/db";
+import { expiryReason } from "@sms/message-state";
 import { receiptKeyForSubmit, type ReceiptIdForm } from "@sms/receipts";
 import {
   failMessage,
@@ -70,6 +71,13 @@ export async function dispatchMessage(
   message: LoadedMessage,
 ): Promise<"sent" | "failed" | "skipped"> {
   if (message.status !== "queued") return "skipped";
+  // Its validity ended while it waited (throttled, deferred, retried): it must not go out now.
+  // Credits come back unless a part is already with a carrier (DESIGN §12).
+  if (message.expired) {
+    const reason = expiryReason(message.otpId);
+    await failMessage(ctx.pool, message.id, null, reason.errorCode, reason.errorMessage);
+    return "failed";
+  }
   // An OTP message stores a redacted body; the text to send is sealed beside it.
   const text = message.otpId
     ? message.bodySealed && openOtpText(ctx.box, message.otpId, message.bodySealed)
