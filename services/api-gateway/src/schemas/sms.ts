@@ -136,12 +136,9 @@ export const MessageView = z
     batch_id: z.string().nullable(),
     client_ref: z.string().nullable().meta({ description: "Your own reference, as sent" }),
     scheduled_at: z.string().nullable(),
-    expires_at: z
-      .string()
-      .nullable()
-      .meta({
-        description: "When its validity ends (see validity_period); null for messages older than validity",
-      }),
+    expires_at: z.string().nullable().meta({
+      description: "When its validity ends (see validity_period); null for messages older than validity",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
     sent_at: z.string().nullable(),
