@@ -134,7 +134,12 @@ it("a receipt after the timeout is recorded and ignored: the message stays faile
         ).rows[0],
       { what: "the late receipt to be stored", timeoutMs: 20_000 },
     );
-    expect(receipt.state).toBe("delivered");
+    // Recorded, and its segment keeps what the carrier said; the message does not move.
+    expect(receipt).toEqual({ state: "delivered", outcome: "applied" });
+    const segment = await w.db.pool.query("SELECT status::text FROM message_segments WHERE message_id = $1", [
+      message.id,
+    ]);
+    expect(segment.rows).toEqual([{ status: "delivered" }]);
     // Give a wrongly emitted event time to travel through the relay and webhook-delivery.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await messageRow(message.id)).toEqual({ status: "failed", error_code: "RECEIPT_TIMEOUT" });
