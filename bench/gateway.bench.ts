@@ -26,11 +26,13 @@ async function main(): Promise<void> {
       REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
       REDIS_PREFIX: redisPrefix,
       PORT: String(PORT),
+      // The gateway's /readyz is on its internal port.
+      HEALTH_PORT: String(PORT + 100),
       HOST: "127.0.0.1",
       DATABASE_POOL_SIZE: "8",
       GATEWAY_WORKERS: process.env.GATEWAY_WORKERS ?? "1",
     },
-    `${url}/readyz`,
+    `http://127.0.0.1:${PORT + 100}/readyz`,
   );
   try {
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };

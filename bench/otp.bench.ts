@@ -99,12 +99,14 @@ async function main(): Promise<void> {
       REDIS_URL: redisUrl,
       REDIS_PREFIX: redisPrefix,
       PORT: String(PORT),
+      // The gateway's /readyz is on its internal port.
+      HEALTH_PORT: String(PORT + 100),
       HOST: "127.0.0.1",
       DATABASE_POOL_SIZE: "8",
       OTP_SENDS_PER_WINDOW: "1000000",
       OTP_MAX_ATTEMPTS: "100",
     },
-    `${url}/readyz`,
+    `http://127.0.0.1:${PORT + 100}/readyz`,
   );
   try {
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };

@@ -123,10 +123,12 @@ async function main(): Promise<void> {
 
   const children: ChildProcess[] = [];
   const start = async (name: string, env: Record<string, string>, port: number) => {
+    // The gateway's /readyz is on its internal port; the workers' on their only one.
+    const healthPort = name === "api-gateway" ? port + 100 : port;
     const child = await startService(
       name,
-      { ...common, ...env, PORT: String(port) },
-      `http://127.0.0.1:${port}/readyz`,
+      { ...common, ...env, PORT: String(port), HEALTH_PORT: String(healthPort) },
+      `http://127.0.0.1:${healthPort}/readyz`,
     );
     children.push(child);
     return child;

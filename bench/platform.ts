@@ -67,7 +67,7 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
-/** Every service but the simulator, on ports base+3 … base+11 (the gateway on base+3). */
+/** Every service but the simulator, on ports base+3 … base+11 (the gateway on base+3; the gateway's and the dashboard's internal health ports are base+30+n). */
 export async function startPlatform(options: {
   base: number;
   databaseUrl: string;
@@ -101,12 +101,15 @@ export async function startPlatform(options: {
   try {
     for (const [i, name] of SERVICES.entries()) {
       const port = String(options.base + 3 + i);
+      // The gateway's and the dashboard's /readyz are on their internal port.
+      const healthPort =
+        name === "api-gateway" || name === "dashboard" ? String(options.base + 30 + i) : port;
       processes.set(
         name,
         await startService(
           name,
-          { ...common, ...settings[name], PORT: port },
-          `http://127.0.0.1:${port}/readyz`,
+          { ...common, ...settings[name], PORT: port, HEALTH_PORT: healthPort },
+          `http://127.0.0.1:${healthPort}/readyz`,
         ),
       );
     }

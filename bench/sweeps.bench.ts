@@ -1,4 +1,4 @@
-// pnpm bench:sweeps — the validity and receipt-timeout sweeps (DESIGN §12) on a big messages
+// pnpm bench:sweeps — the validity and receipt-timeout sweeps (docs/messages.md#validity) on a big messages
 // table. In a database of its own (sms_bench_sweeps), BENCH_SWEEP_ROWS messages (default
 // 5,000,000) are made with generate_series, in the mix a busy deployment holds: most final,
 // many sent and awaiting receipts, some queued and scheduled, and BENCH_SWEEP_OVERDUE (default

@@ -8,10 +8,15 @@ const deployed = readdirSync(path.join(root, "services")).filter(
   (name) => name !== "admin-cli" && existsSync(path.join(root, "services", name, "src", "main.ts")),
 );
 
-/** The port a service listens on when PORT is not set (the carrier simulator's health is on its HTTP port). */
-function defaultPort(name: string): string {
+/**
+ * The port a service answers /readyz on when nothing is set: HEALTH_PORT where it has one (the
+ * gateway, the dashboard), the carrier simulator's HTTP port, else PORT.
+ */
+function defaultHealthPort(name: string): string {
   const config = readFileSync(path.join(root, "services", name, "src", "config.ts"), "utf8");
-  const match = /\b(?:CARRIER_SIM_HTTP_PORT|PORT): envInt\((\d+)/.exec(config);
+  const match =
+    /\bHEALTH_PORT: envInt\((\d+)/.exec(config) ??
+    /\b(?:CARRIER_SIM_HTTP_PORT|PORT): envInt\((\d+)/.exec(config);
   if (!match) throw new Error(`no default port in services/${name}/src/config.ts`);
   return match[1]!;
 }
@@ -19,13 +24,13 @@ function defaultPort(name: string): string {
 // No Docker engine on these machines: what can be checked without one is checked here.
 describe("docker-compose.yml", () => {
   it.each(deployed)(
-    "runs %s from the one image, with a healthcheck on the /readyz of the port it listens on",
+    "runs %s from the one image, with a healthcheck on the /readyz of its health port",
     (name) => {
       const service = compose.services[name];
       expect(service).toBeDefined();
       expect(service.image).toBe("sms-platform:local");
       expect(service.command).toEqual([name]);
-      const port = service.environment?.PORT ?? defaultPort(name);
+      const port = service.environment?.HEALTH_PORT ?? service.environment?.PORT ?? defaultHealthPort(name);
       expect(service.healthcheck.test.join(" ")).toContain(`127.0.0.1:${port}/readyz`);
     },
   );

@@ -92,7 +92,20 @@ describe("the Kubernetes manifests (deploy/k8s)", () => {
       edit("scheduler.yaml", (text) => text.replace('value: "3010"', 'value: "3011"'));
       const { report } = await check(path.join(copy, "base"));
       expect(Object.values(report)[0]!.problems.join("\n")).toMatch(
-        /scheduler: readinessProbe port is not the service.s port 3011/,
+        /scheduler: readinessProbe port is not the service.s health port 3011/,
+      );
+    });
+
+    it("the gateway probed or scraped on its public port, not its internal health port, is named", async () => {
+      edit("api-gateway.yaml", (text) =>
+        text
+          .replace("path: /readyz, port: health", "path: /readyz, port: http")
+          .replace('port: "3001"', 'port: "3000"'),
+      );
+      const problems = Object.values((await check(path.join(copy, "base"))).report)[0]!.problems.join("\n");
+      expect(problems).toMatch(/api-gateway: readinessProbe port is not the service.s health port 3001/);
+      expect(problems).toMatch(
+        /api-gateway: prometheus.io\/port 3000 is not where \/metrics is served \(3001\)/,
       );
     });
 

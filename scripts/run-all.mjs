@@ -23,6 +23,9 @@ const ALL = [
 const wanted = process.env.SERVICES ? process.env.SERVICES.split(",") : ALL;
 // Every service reads PORT (one per container in production); here each gets its own.
 // The gateway keeps the PORT this script was given; the others serve /healthz, /readyz and /metrics.
+// The gateway's and the dashboard's public ports answer /healthz only: their /readyz and
+// /metrics are on HEALTH_PORTS.
+const HEALTH_PORTS = { "api-gateway": "3001", dashboard: "3101" };
 const PORTS = {
   "api-gateway": process.env.PORT ?? "3000",
   scheduler: "3010",
@@ -63,6 +66,7 @@ for (const name of services) {
       env: {
         ...process.env,
         PORT: PORTS[name] ?? "0",
+        ...(HEALTH_PORTS[name] && { HEALTH_PORT: HEALTH_PORTS[name] }),
         ...(BACKGROUND.has(name) ? { PROCESS_NICE: BACKGROUND_NICE } : {}),
       },
       stdio: ["ignore", "pipe", "pipe"],

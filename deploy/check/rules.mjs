@@ -46,15 +46,22 @@ export async function schemaProblems(objects) {
   return problems;
 }
 
-/** The services of the repository (services/<name>/src/main.ts) and the port each listens on by default. */
+/** The services of the repository (services/<name>/src/main.ts) and the ports each listens on by default. */
 export function repositoryServices(root) {
   const servicesDir = path.join(root, "services");
   return readdirSync(servicesDir)
     .filter((name) => !NOT_DEPLOYED.has(name) && existsSync(path.join(servicesDir, name, "src", "main.ts")))
     .map((name) => {
       const config = path.join(servicesDir, name, "src", "config.ts");
-      const match = existsSync(config) && /\bPORT: envInt\((\d+)/.exec(readFileSync(config, "utf8"));
-      return { name, defaultPort: match ? Number(match[1]) : undefined };
+      const source = existsSync(config) ? readFileSync(config, "utf8") : "";
+      const match = /\bPORT: envInt\((\d+)/.exec(source);
+      // The gateway and the dashboard serve /readyz and /metrics on an internal port of their own.
+      const health = /\bHEALTH_PORT: envInt\((\d+)/.exec(source);
+      return {
+        name,
+        defaultPort: match ? Number(match[1]) : undefined,
+        defaultHealthPort: health ? Number(health[1]) : undefined,
+      };
     });
 }
 
@@ -87,7 +94,7 @@ function probeProblems(name, container, port) {
     else if (httpGet.path !== wantedPath)
       problems.push(`${name}: ${probe} path ${httpGet.path}, expected ${wantedPath}`);
     else if (namedPort(httpGet.port) !== port)
-      problems.push(`${name}: ${probe} port is not the service's port ${port}`);
+      problems.push(`${name}: ${probe} port is not the service's health port ${port}`);
   }
   return problems;
 }
@@ -105,7 +112,7 @@ function resourceProblems(name, container) {
 export function serviceProblems(objects, services, metricNames) {
   const problems = [];
   const byKind = (kind) => objects.filter((o) => o.kind === kind);
-  for (const { name, defaultPort } of services) {
+  for (const { name, defaultPort, defaultHealthPort } of services) {
     const deployment = byKind("Deployment").find((d) => d.metadata.name === name);
     if (!deployment) {
       problems.push(`${name}: no Deployment`);
@@ -120,7 +127,12 @@ export function serviceProblems(objects, services, metricNames) {
     const port = Number(portEnv ?? defaultPort);
     if (defaultPort !== undefined && port !== defaultPort && portEnv === undefined)
       problems.push(`${name}: PORT not set and the default ${defaultPort} is not the probed port`);
-    problems.push(...probeProblems(name, container, port));
+    const healthEnv = container.env?.find((e) => e.name === "HEALTH_PORT")?.value;
+    const healthPort = defaultHealthPort === undefined ? port : Number(healthEnv ?? defaultHealthPort);
+    problems.push(...probeProblems(name, container, healthPort));
+    const scraped = deployment.spec.template.metadata.annotations?.["prometheus.io/port"];
+    if (scraped !== undefined && Number(scraped) !== healthPort)
+      problems.push(`${name}: prometheus.io/port ${scraped} is not where /metrics is served (${healthPort})`);
     const hops = container.env?.find((e) => e.name === "TRUST_PROXY_HOPS")?.value;
     if (BEHIND_INGRESS.has(name) && !(Number(hops) >= 1))
       problems.push(

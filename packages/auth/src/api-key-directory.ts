@@ -14,6 +14,8 @@ export interface AuthContext {
     maxBatchSize: number;
   };
   senderIds: ReadonlySet<string>;
+  /** Destination countries the account may send to; empty: all. */
+  allowedCountries: ReadonlySet<string>;
 }
 
 export interface ApiKeyDirectory {
@@ -43,7 +45,7 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 // event loop that every request waiting behind it saw in its latency.
 const LOAD_KEY = `
 SELECT k.id AS key_id, k.permissions, k.revoked_at, a.id, a.name, a.status, a.requests_per_second,
-       a.messages_per_second, a.daily_quota, a.max_batch_size,
+       a.messages_per_second, a.daily_quota, a.max_batch_size, a.allowed_countries,
        COALESCE((SELECT array_agg(s.value) FROM sender_ids s WHERE s.account_id = a.id), '{}') AS sender_ids
 FROM api_keys k JOIN accounts a ON a.id = k.account_id
 WHERE k.hash = $1`;
@@ -92,6 +94,7 @@ export function createApiKeyDirectory(
         maxBatchSize: row.max_batch_size,
       },
       senderIds: new Set(row.sender_ids as string[]),
+      allowedCountries: new Set(row.allowed_countries as string[]),
     };
   }
 

@@ -1,4 +1,4 @@
-/** The documented error codes (DESIGN §3) and the HTTP status each one answers with. */
+/** The documented error codes (docs/api.md#errors) and the HTTP status each one answers with. */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   INVALID_JSON: 400,
@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   INSUFFICIENT_CREDITS: 402,
   INVALID_SENDER: 403,
+  COUNTRY_NOT_ALLOWED: 403,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   IDEMPOTENCY_CONFLICT: 409,

@@ -10,6 +10,16 @@ export interface MetricsSource {
 }
 
 /**
+ * /healthz only: what a public port answers. Readiness details name our dependencies and their
+ * errors, and metrics show traffic: both stay on the internal health port.
+ */
+export function livenessRoutes(): Router {
+  const router = express.Router();
+  router.get("/healthz", (_req, res) => res.json({ status: "ok" }));
+  return router;
+}
+
+/**
  * /healthz (the process answers), /readyz (its dependencies answer and it is not shutting
  * down) and, given a source, /metrics.
  */
@@ -18,8 +28,7 @@ export function healthRoutes(
   isShuttingDown: () => boolean,
   metrics?: MetricsSource,
 ): Router {
-  const router = express.Router();
-  router.get("/healthz", (_req, res) => res.json({ status: "ok" }));
+  const router = livenessRoutes();
   if (metrics) {
     // Answered while shutting down too: the last scrape shows how the drain went.
     router.get("/metrics", async (_req, res) => {

@@ -1,2 +1,2 @@
-export { healthRoutes, type MetricsSource, type ReadinessCheck } from "./health-routes";
+export { healthRoutes, livenessRoutes, type MetricsSource, type ReadinessCheck } from "./health-routes";
 export { startHealthServer } from "./health-server";

@@ -2,7 +2,7 @@ import winston from "winston";
 
 export type Logger = winston.Logger;
 
-/** Context fields that the logs carry, named as DESIGN §9 says. */
+/** Context fields that the logs carry, named as docs/operations.md#logs says. */
 export interface LogContext {
   request_id?: string;
   account_id?: string;

@@ -10,11 +10,13 @@ export { MessageAcceptor, type BulkResult, type BulkItemError, type BulkItemResu
 export { DispatchOutbox } from "./dispatch-outbox";
 export { GroupCommitter } from "./group-committer";
 export type { OtpRow, SmppSubmitRow } from "./persist.sql";
-export { normalizePhone } from "./phone";
+export { normalizePhone, parseDestination, type Destination } from "./phone";
 export { parseSchedule } from "./schedule";
 export {
+  CLIENT_REF_MAX_LENGTH,
   prepareMessage,
   assertSenderAuthorized,
+  allowedDestination,
   DEFAULT_VALIDITY_SECONDS,
   VALIDITY_MAX_SECONDS,
   VALIDITY_MIN_SECONDS,

@@ -5,8 +5,15 @@ const E164_SHAPE = /^\+[1-9]\d{1,14}$/;
 
 /** Numbers whose verdict is remembered; a few MiB at most. */
 const CACHE_SIZE = 10_000;
-/** E.164 form of a compact number, or null when no numbering plan has it (libphonenumber's verdict). */
-const verdicts = new Map<string, string | null>();
+/** A valid number: its E.164 form and the ISO 3166-1 alpha-2 country it belongs to. */
+export interface Destination {
+  number: string;
+  /** Undefined for non-geographic numbers (+800, +882 …), which no country list allows. */
+  country: string | undefined;
+}
+
+/** The destination of a compact number, or null when no numbering plan has it (libphonenumber's verdict). */
+const verdicts = new Map<string, Destination | null>();
 
 /**
  * The E.164 form of a recipient, or INVALID_PHONE. The input must already be
@@ -18,6 +25,11 @@ const verdicts = new Map<string, string | null>();
  * and the metadata bundled with this build, so a cached verdict is never stale.
  */
 export function normalizePhone(value: string, field = "to"): string {
+  return parseDestination(value, field).number;
+}
+
+/** {@link normalizePhone}, with the number's country. */
+export function parseDestination(value: string, field = "to"): Destination {
   const compact = value.replace(/[\s\-().]/g, "");
   if (!E164_SHAPE.test(compact)) {
     throw new ApiError(
@@ -29,7 +41,7 @@ export function normalizePhone(value: string, field = "to"): string {
   let verdict = verdicts.get(compact);
   if (verdict === undefined) {
     const parsed = parsePhoneNumberFromString(compact);
-    verdict = parsed && parsed.isValid() ? parsed.number : null;
+    verdict = parsed && parsed.isValid() ? { number: parsed.number, country: parsed.country } : null;
     if (verdicts.size >= CACHE_SIZE) verdicts.delete(verdicts.keys().next().value!);
     verdicts.set(compact, verdict);
   }

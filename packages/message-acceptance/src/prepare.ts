@@ -2,7 +2,7 @@ import type { Priority } from "@sms/queues";
 import { analyzeText } from "@sms/sms-encoding";
 import { ApiError } from "@sms/errors";
 import { newId } from "@sms/ids";
-import { normalizePhone } from "./phone";
+import { parseDestination } from "./phone";
 import { parseSchedule } from "./schedule";
 
 /** The account on whose behalf a message is accepted, as auth resolved it. */
@@ -12,6 +12,11 @@ export interface AcceptingAccount {
   senderIds: ReadonlySet<string>;
   /** Messages per UTC day; counted where messages are accepted. @defaultValue no quota check */
   dailyQuota?: number;
+  /**
+   * Destination countries (ISO 3166-1 alpha-2) the account may send to; empty or absent: all.
+   * A number of no country (+800 …) is allowed only when this is empty.
+   */
+  allowedCountries?: ReadonlySet<string>;
 }
 
 export type MessageSource = "api" | "smpp" | "otp";
@@ -21,7 +26,7 @@ export interface MessageDraft {
   message: string;
   senderId: string;
   scheduledAt?: string | null;
-  /** What is stored and reported instead of the text (OTP messages are redacted: docs/decisions.md#otp-issue-5). */
+  /** What is stored and reported instead of the text (OTP messages are redacted: docs/decisions.md#otp). */
   storedBody?: string;
   /** The real text sealed for the dispatcher, when storedBody is not it (see @sms/otp). */
   sealedBody?: string;
@@ -31,7 +36,7 @@ export interface MessageDraft {
   priority?: Priority;
   /** The customer's own reference (docs/decisions.md#client-ref), echoed in GET, lists and every webhook. */
   clientRef?: string | null;
-  /** Seconds the message stays valid from when it is due (REST validity_period, DESIGN §12); @defaultValue the deployment's default */
+  /** Seconds the message stays valid from when it is due (REST validity_period, docs/messages.md#validity); @defaultValue the deployment's default */
   validityPeriod?: number | null;
   /** When its validity ends, given as an instant (SMPP validity_period, an OTP's expiry); capped at the longest validity. */
   validUntil?: Date | null;
@@ -56,23 +61,23 @@ export interface PreparedMessage {
   credits: number;
   status: "queued" | "scheduled";
   scheduledAt: Date | null;
-  /** When its validity ends (DESIGN §12): not with a carrier by then, it fails EXPIRED. */
+  /** When its validity ends (docs/messages.md#validity): not with a carrier by then, it fails EXPIRED. */
   expiresAt: Date;
   createdAt: Date;
 }
 
 export interface PrepareOptions {
-  /** Most segments one message may have (README, Errors: MESSAGE_TOO_LONG) @defaultValue 10 */
+  /** Most segments one message may have (docs/messages.md#segments-and-encoding) @defaultValue 10 */
   maxSegments: number;
   /** Credits charged per segment (docs/decisions.md#delivery-pipeline) @defaultValue 1 */
   creditsPerSegment: number;
   /** Counts accepted messages against the account's daily quota (the rate limiter). @defaultValue none */
   quota?: QuotaCounter;
-  /** Validity of a message that names none, in seconds (DESIGN §12: 48 h) @defaultValue 172800 */
+  /** Validity of a message that names none, in seconds (48 h: docs/messages.md#validity) @defaultValue 172800 */
   defaultValiditySeconds?: number;
 }
 
-/** The shortest and longest validity_period a message may ask for, in seconds (DESIGN §3). */
+/** The shortest and longest validity_period a message may ask for, in seconds (docs/messages.md#validity). */
 export const VALIDITY_MIN_SECONDS = 60;
 export const VALIDITY_MAX_SECONDS = 259_200;
 export const DEFAULT_VALIDITY_SECONDS = 172_800;
@@ -105,6 +110,20 @@ export function assertSenderAuthorized(
   }
 }
 
+/** The E.164 form of `value`, or INVALID_PHONE, or COUNTRY_NOT_ALLOWED outside the account's countries. */
+export function allowedDestination(account: AcceptingAccount, value: string, field: string): string {
+  const { number, country } = parseDestination(value, field);
+  const allowed = account.allowedCountries;
+  if (allowed && allowed.size > 0 && !(country && allowed.has(country))) {
+    throw new ApiError(
+      "COUNTRY_NOT_ALLOWED",
+      `${field} is a number in ${country ?? "no country"}; this account may send to ${[...allowed].sort().join(", ")} only.`,
+      { field },
+    );
+  }
+  return number;
+}
+
 /** Validates one draft (phone, length, schedule) and computes its segments and price; throws ApiError. */
 export function prepareMessage(
   account: AcceptingAccount,
@@ -113,7 +132,7 @@ export function prepareMessage(
   options: PrepareOptions,
 ): PreparedMessage {
   const prefix = context.fieldPrefix ?? "";
-  const to = normalizePhone(draft.to, `${prefix}to`);
+  const to = allowedDestination(account, draft.to, `${prefix}to`);
   if (draft.message.length === 0) {
     throw new ApiError("VALIDATION_ERROR", `${prefix}message must not be empty.`, {
       field: `${prefix}message`,

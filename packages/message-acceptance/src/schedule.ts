@@ -1,8 +1,8 @@
 import { ApiError } from "@sms/errors";
 
-/** How far back a scheduled_at may lie (clock skew) before it is refused; DESIGN §3. */
+/** How far back a scheduled_at may lie (clock skew) before it is refused (docs/messages.md#scheduling). */
 export const SCHEDULE_PAST_TOLERANCE_MS = 60_000;
-/** How far ahead a message may be scheduled; DESIGN §3. */
+/** How far ahead a message may be scheduled (docs/messages.md#scheduling). */
 export const SCHEDULE_MAX_AHEAD_MS = 180 * 24 * 3600 * 1000;
 
 // ISO 8601 in UTC: a Z or +00:00 offset is required, so a local time can't be misread.

@@ -38,7 +38,7 @@ interface Row {
 }
 
 /**
- * Moves a message to `to` if DESIGN §4 allows it from its current status: the message
+ * Moves a message to `to` if docs/messages.md#transitions allows it from its current status: the message
  * row, one history row, one outbox event (message.queued/sent/delivered/failed), a
  * dispatch_outbox row when it becomes queued, and the refund of its credits when it
  * fails before any segment reached a carrier (or is canceled), all in ONE statement.

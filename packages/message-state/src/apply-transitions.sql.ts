@@ -8,7 +8,7 @@
  * - `old` locks the message rows in id order: every batch (receipts, submit records)
  *   locks in the same order, so two batches never deadlock on message rows. Under
  *   READ COMMITTED a concurrent change makes this wait and then see the committed status,
- *   so exactly one of N racing callers finds its guard true (DESIGN §4).
+ *   so exactly one of N racing callers finds its guard true (docs/messages.md#transitions).
  * - `upd` changes only rows whose status is in their `from_list`; `status_sequence` + 1.
  * - history, webhook outbox, dispatch outbox and refunds all read `upd`.
  * - Refunds are summed per account (an UPDATE … FROM that matches one account row twice
@@ -38,7 +38,7 @@ WITH input AS (
     canceled_at = CASE WHEN i.to_status = 'canceled' THEN i.at ELSE m.canceled_at END,
     error_code = COALESCE(i.error_code, m.error_code),
     error_message = COALESCE(i.error_message, m.error_message),
-    -- An OTP text is needed only while the message waits for a carrier (DESIGN §7).
+    -- An OTP text is needed only while the message waits for a carrier (docs/otp.md#the-sms).
     body_sealed = CASE WHEN i.to_status IN ('scheduled', 'queued') THEN m.body_sealed END
   FROM old JOIN input AS i ON i.id = old.id
   WHERE m.id = old.id AND old.status::text = ANY(string_to_array(i.from_list, ','))

@@ -51,7 +51,7 @@ export interface SweepResult {
  * scheduled/queued → failed `EXPIRED` (`OTP_EXPIRED` for an OTP's SMS: its validity is the
  * code's) for at most `limit` messages whose validity has ended, in one transaction, through
  * the state machine: history, `message.failed` events and refunds (a message none of whose
- * segments reached a carrier gets its credits back; DESIGN §12).
+ * segments reached a carrier gets its credits back; docs/messages.md#validity).
  */
 export async function expireOverdue(db: Queryable, options: { limit?: number } = {}): Promise<SweepResult> {
   return inTransaction(db, async (client) => {
@@ -71,7 +71,7 @@ export async function expireOverdue(db: Queryable, options: { limit?: number } =
 
 /**
  * sent → failed `RECEIPT_TIMEOUT` for at most `limit` messages whose validity ended more than
- * `graceSeconds` ago with no final receipt (DESIGN §12), in one transaction, through the state
+ * `graceSeconds` ago with no final receipt (docs/messages.md#validity), in one transaction, through the state
  * machine. No credits come back: the carrier took every segment. A receipt that comes later is
  * recorded and changes nothing (failed is final).
  */

@@ -9,7 +9,7 @@ import {
   type MessageStatus,
 } from "./transitions";
 
-// The whole table, written out so a change to the rules shows up as a change here (DESIGN §4).
+// The whole table, written out so a change to the rules shows up as a change here (docs/messages.md#transitions).
 const ALLOWED = new Set([
   "scheduled→queued",
   "scheduled→canceled",
@@ -28,7 +28,7 @@ describe("canTransition", () => {
     expect(pairs).toHaveLength(36);
   });
 
-  it.each(pairs)("%s → %s follows DESIGN §4", (from, to) => {
+  it.each(pairs)("%s → %s follows docs/messages.md#transitions", (from, to) => {
     expect(canTransition(from, to)).toBe(ALLOWED.has(`${from}→${to}`));
   });
 

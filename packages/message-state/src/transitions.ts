@@ -1,6 +1,6 @@
 import type { MessageStatus as DbMessageStatus } from "@sms/db";
 
-/** Every status a message can have (DESIGN §4), in lifecycle order. */
+/** Every status a message can have (docs/messages.md#states), in lifecycle order. */
 export const MESSAGE_STATUSES = ["scheduled", "queued", "sent", "delivered", "failed", "canceled"] as const;
 
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
@@ -11,10 +11,10 @@ const _sameStatuses: Same<MessageStatus, DbMessageStatus> = true;
 void _sameStatuses;
 
 /**
- * The allowed moves (DESIGN §4). `queued → delivered | failed` is there because a
+ * The allowed moves (docs/messages.md#transitions). `queued → delivered | failed` is there because a
  * receipt can be applied before the submit response is recorded (it must still apply);
  * `scheduled → failed` because a message whose validity ended before it was due (or while
- * the scheduler was behind) fails EXPIRED without ever being queued (DESIGN §12). Nothing
+ * the scheduler was behind) fails EXPIRED without ever being queued (docs/messages.md#validity). Nothing
  * ever moves backwards, and terminal states have no way out.
  */
 const NEXT: Readonly<Record<MessageStatus, readonly MessageStatus[]>> = {
@@ -65,7 +65,7 @@ export function outboxEventType(to: MessageStatus): string | null {
 
 /**
  * True when a move to `to` may return the message's credits: a failure (only if no
- * segment reached a carrier, checked in the database) or a cancel (DESIGN §4; docs/decisions.md).
+ * segment reached a carrier, checked in the database) or a cancel (docs/messages.md#credits).
  */
 export function mayRefund(to: MessageStatus): boolean {
   return to === "failed" || to === "canceled";

@@ -9,7 +9,8 @@ export {
   OPEN_STATUSES,
   type RelayedBatch,
 } from "./messages";
-export { SmppMetrics, SmppServerMetrics, type CarrierBindsReading } from "./smpp";
+export { CarrierHealthMetrics, type CarrierHealthReading } from "./carrier-health";
+export { SmppMetrics, SmppServerMetrics, type CarrierBindsReading, type CarrierBindType } from "./smpp";
 export { WebhookMetrics, type WebhookAttemptResult } from "./webhooks";
 export { RateLimitMetrics, type RateLimitReason } from "./rate-limit";
 export {

@@ -111,7 +111,7 @@ export class ReceiptIngestMetrics {
     const registers = [metrics.registry];
     this.deliverSm = new Counter({
       name: "sms_dlr_deliver_sm_total",
-      help: "deliver_sm received from carriers, by kind: receipt, mo, unreadable_receipt, refused_shutting_down",
+      help: "deliver_sm received from carriers, by kind: receipt, mo, unreadable_receipt, refused_shutting_down, refused_transmitter_bind (a carrier sending receipts on a transmitter bind: it wants transceivers)",
       labelNames: ["kind", "carrier_id"],
       registers,
     });

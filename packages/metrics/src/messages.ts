@@ -2,7 +2,7 @@ import { Counter, Gauge } from "prom-client";
 import type { MetricsRegistry } from "./registry";
 import { withinScrapeBudget } from "./scrape-time";
 
-/** Statuses a message leaves again (DESIGN §4); the final ones only ever grow and are not counted here. */
+/** Statuses a message leaves again (docs/messages.md#states); the final ones only ever grow and are not counted here. */
 export const OPEN_STATUSES = ["scheduled", "queued", "sent"] as const;
 
 interface Queryable {

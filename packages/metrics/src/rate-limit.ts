@@ -3,7 +3,7 @@ import type { MetricsRegistry } from "./registry";
 
 export type RateLimitReason = "RATE_LIMITED" | "QUOTA_EXCEEDED";
 
-/** Requests refused by the per-account limits (DESIGN §6), where the refusal is made. */
+/** Requests refused by the per-account limits (docs/rate-limits.md), where the refusal is made. */
 export class RateLimitMetrics {
   readonly rejections: Counter<"source" | "reason">;
 

@@ -14,12 +14,15 @@ export interface CarrierBindsReading {
   window?: number;
 }
 
+/** The kinds of carrier bind: transmitters and transceivers carry submits, receivers and transceivers receipts. */
+export type CarrierBindType = "transmitter" | "receiver" | "transceiver";
+
 /** SMPP binds toward carriers (dispatcher, dlr-ingest) and from customers (smpp-server). */
 export class SmppMetrics {
   readonly carrierBinds: Gauge<"carrier_id" | "bind_type" | "state">;
   readonly windowOutstanding: Gauge<"carrier_id">;
   readonly windowCapacity: Gauge<"carrier_id">;
-  private readonly readers = new Map<"transmitter" | "receiver", () => CarrierBindsReading[]>();
+  private readonly readers = new Map<CarrierBindType, () => CarrierBindsReading[]>();
 
   constructor(metrics: MetricsRegistry) {
     const registers = [metrics.registry];
@@ -49,7 +52,11 @@ export class SmppMetrics {
         registers,
         collect() {
           this.reset();
-          for (const reading of readers.get("transmitter")?.() ?? []) {
+          const submitting = [
+            ...(readers.get("transmitter")?.() ?? []),
+            ...(readers.get("transceiver")?.() ?? []),
+          ];
+          for (const reading of submitting) {
             const value = pick(reading);
             if (value !== undefined) this.set({ carrier_id: reading.carrierId }, value);
           }
@@ -57,7 +64,7 @@ export class SmppMetrics {
       });
     this.windowOutstanding = windowGauge(
       "sms_smpp_window_outstanding",
-      "submit_sm sent to a carrier and not yet answered, over this process's bound transmitter sessions",
+      "submit_sm sent to a carrier and not yet answered, over this process's bound transmitter and transceiver sessions",
       (r) => r.outstanding,
     );
     this.windowCapacity = windowGauge(
@@ -68,7 +75,7 @@ export class SmppMetrics {
   }
 
   /** Reads the carriers' binds of one type at every scrape. */
-  watchCarrierBinds(bindType: "transmitter" | "receiver", read: () => CarrierBindsReading[]): void {
+  watchCarrierBinds(bindType: CarrierBindType, read: () => CarrierBindsReading[]): void {
     this.readers.set(bindType, read);
   }
 }

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 
-/** A code of `length` decimal digits from the CSPRNG; leading zeros are kept (DESIGN §7). */
+/** A code of `length` decimal digits from the CSPRNG; leading zeros are kept (docs/otp.md#codes). */
 export function generateCode(length: number): string {
   // randomInt draws uniformly (rejection sampling), so no digit string is likelier than another.
   return String(crypto.randomInt(0, 10 ** length)).padStart(length, "0");

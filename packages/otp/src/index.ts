@@ -7,6 +7,12 @@ export {
   type SendLimitOptions,
   type SendLimitDecision,
 } from "./send-limit";
+export {
+  createPumpingGuard,
+  type PumpingDecision,
+  type PumpingGuard,
+  type PumpingGuardOptions,
+} from "./pumping-guard";
 export { checkCode, expireDueOtps, findOtp, type OtpRecord, type OtpStatus } from "./otp.sql";
 export {
   effectiveStatus,

@@ -2,18 +2,24 @@ import crypto from "node:crypto";
 import type pg from "pg";
 import { ApiError } from "@sms/errors";
 import { isId, newId } from "@sms/ids";
-import { assertSenderAuthorized, normalizePhone, type MessageAcceptor } from "@sms/message-acceptance";
+import {
+  allowedDestination,
+  assertSenderAuthorized,
+  parseDestination,
+  type MessageAcceptor,
+} from "@sms/message-acceptance";
 import type { SecretBox } from "@sms/secret-box";
 import { generateCode, hashCode } from "./code";
 import { checkCode, findOtp, type OtpRecord, type OtpStatus } from "./otp.sql";
 import { sealOtpText } from "./sealed-text";
+import type { PumpingGuard } from "./pumping-guard";
 import type { SendLimiter } from "./send-limit";
 import { checkTemplate, DEFAULT_TEMPLATE, redactTemplate, renderTemplate } from "./template";
 
 export interface OtpOptions {
   /** Server-side secret of the code HMACs (OTP_HMAC_SECRET). */
   hmacSecret: string;
-  /** Wrong codes an OTP takes before it fails; DESIGN §7 @defaultValue 5 */
+  /** Wrong codes an OTP takes before it fails (docs/otp.md#limits) @defaultValue 5 */
   maxAttempts: number;
   /** Shared sender id of OTP messages (the platform's, not checked against the account's list). @defaultValue "Verify" */
   senderId: string;
@@ -72,7 +78,20 @@ export class OtpService {
   private readonly phones = new Map<string, string>();
 
   constructor(
-    private readonly deps: { pool: pg.Pool; acceptor: MessageAcceptor; limiter: SendLimiter; box: SecretBox },
+    private readonly deps: {
+      pool: pg.Pool;
+      acceptor: MessageAcceptor;
+      limiter: SendLimiter;
+      box: SecretBox;
+      /** @defaultValue no pumping guard */
+      pumping?: PumpingGuard;
+      /** Told of each OTP the pumping guard refused (for the alert metric). */
+      onPumpingRefused?: (refused: {
+        accountId: string;
+        destinationPrefix: string;
+        country: string | undefined;
+      }) => void;
+    },
     private readonly options: OtpOptions,
   ) {}
 
@@ -80,16 +99,25 @@ export class OtpService {
   async send(
     accountId: string,
     request: SendOtpRequest,
-    limits: { dailyQuota?: number; senderIds?: ReadonlySet<string> } = {},
+    limits: {
+      dailyQuota?: number;
+      senderIds?: ReadonlySet<string>;
+      allowedCountries?: ReadonlySet<string>;
+    } = {},
   ) {
-    const phone = normalizePhone(request.phone, "phone");
+    const senderIds = limits.senderIds ?? new Set<string>();
+    const account = {
+      id: accountId,
+      senderIds,
+      dailyQuota: limits.dailyQuota,
+      allowedCountries: limits.allowedCountries,
+    };
+    const phone = allowedDestination(account, request.phone, "phone");
     const length = request.length ?? 6;
     const expiry = request.expiry ?? 300;
     const template = request.template ?? DEFAULT_TEMPLATE;
     checkTemplate(template);
-    const senderIds = limits.senderIds ?? new Set<string>();
-    if (request.sender_id !== undefined)
-      assertSenderAuthorized({ id: accountId, senderIds }, request.sender_id);
+    if (request.sender_id !== undefined) assertSenderAuthorized(account, request.sender_id);
     const isSharedSender = request.sender_id === undefined;
     const decision = await this.deps.limiter.take(accountId, phone);
     if (!decision.allowed) {
@@ -99,13 +127,17 @@ export class OtpService {
         { field: "phone", retryAfterSeconds: decision.retryAfterSeconds },
       );
     }
+    const pumping = await this.takePumping(accountId, phone).catch(async (error: unknown) => {
+      await this.deps.limiter.release(accountId, phone, decision.token).catch(() => undefined);
+      throw error;
+    });
     const otpId = newId("otp");
     const code = generateCode(length);
     const text = renderTemplate(template, code);
     const expiresAt = new Date(Date.now() + expiry * 1000);
     try {
       const message = await this.deps.acceptor.acceptOtp(
-        { id: accountId, senderIds, dailyQuota: limits.dailyQuota },
+        account,
         {
           to: phone,
           message: text,
@@ -113,7 +145,7 @@ export class OtpService {
           storedBody: redactTemplate(template, length),
           sealedBody: sealOtpText(this.deps.box, otpId, text),
           otpId,
-          // A code is worth nothing once it expires: the SMS is valid as long as the code (DESIGN §12).
+          // A code is worth nothing once it expires: the SMS is valid as long as the code (docs/messages.md#validity).
           validUntil: expiresAt,
         },
         {
@@ -136,6 +168,7 @@ export class OtpService {
       };
     } catch (error) {
       await this.deps.limiter.release(accountId, phone, decision.token).catch(() => undefined);
+      if (pumping) await this.deps.pumping?.release(accountId, phone, pumping).catch(() => undefined);
       // The text is the rendered template: a too-long text is the template's fault.
       if (error instanceof ApiError && error.field === "message") {
         const hint = isSharedSender
@@ -169,12 +202,32 @@ export class OtpService {
       if (!now) throw notFound();
       throw closedError(now);
     }
+    if (checked.status === "verified")
+      await this.deps.pumping?.verified(accountId, phone).catch(() => undefined);
     return {
       otp_id: otpId,
       verified: checked.status === "verified",
       status: checked.status,
       attempts_remaining: Math.max(0, checked.maxAttempts - checked.attempts),
     };
+  }
+
+  /** The pumping guard's token for this send, or OTP_SEND_LIMIT for a range that looks pumped. */
+  private async takePumping(accountId: string, phone: string): Promise<string | undefined> {
+    if (!this.deps.pumping) return undefined;
+    const decision = await this.deps.pumping.take(accountId, phone);
+    if (decision.allowed) return decision.token;
+    this.deps.onPumpingRefused?.({
+      accountId,
+      destinationPrefix: decision.destinationPrefix,
+      country: parseDestination(phone).country,
+    });
+    throw new ApiError(
+      "OTP_SEND_LIMIT",
+      `OTPs to numbers starting ${decision.destinationPrefix} are paused for this account: ` +
+        `${decision.sends} were sent in the last hour and ${decision.verified} verified, which looks like SMS pumping.`,
+      { field: "phone", retryAfterSeconds: 600 },
+    );
   }
 
   private remember(otpId: string, phone: string): void {

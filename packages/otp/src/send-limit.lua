@@ -1,4 +1,4 @@
--- Sends of OTPs to one phone by one account in a sliding window (DESIGN §7: 5 per 10 minutes),
+-- Sends of OTPs to one phone by one account in a sliding window (docs/otp.md#limits: 5 per 10 minutes),
 -- decided atomically on the Redis clock. A sorted set of send tokens scored by time in ms.
 --
 -- KEYS[1]  <prefix>:otp-sends:{<account>:<phone>}

@@ -35,7 +35,7 @@ export function createSendLimiter(redis: Redis, options: SendLimitOptions): Send
   const run = (redis as unknown as Record<string, (...args: unknown[]) => Promise<Reply>>)[COMMAND]!.bind(
     redis,
   );
-  // The hash tag keeps the key on one Redis Cluster slot (DESIGN §9).
+  // The hash tag keeps the key on one Redis Cluster slot (docs/operations-runtime.md#redis-cluster).
   const keyOf = (accountId: string, phone: string) => `${options.prefix}:otp-sends:{${accountId}:${phone}}`;
   return {
     async take(accountId, phone) {

@@ -1,6 +1,6 @@
 import { ApiError } from "@sms/errors";
 
-/** The text when the request gives no template (DESIGN §3). */
+/** The text when the request gives no template (docs/otp.md#send). */
 export const DEFAULT_TEMPLATE = "Your verification code is {code}";
 
 const PLACEHOLDER = "{code}";

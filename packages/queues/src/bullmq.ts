@@ -1,4 +1,4 @@
-// The only file that constructs BullMQ queues and workers (STYLE.md).
+// The only file that constructs BullMQ queues and workers: their prefixes and connections are set once, here.
 import { Queue, Worker, type JobsOptions, type Processor, type WorkerOptions } from "bullmq";
 import type { Redis } from "@sms/redis";
 import { queuePrefix, type QueueName } from "./names";

@@ -60,7 +60,7 @@ export function createWebhookDeliverProducer(context: QueueContext): WebhookDeli
     // The database keeps every delivery and attempt; Redis keeps only what is still to do.
     removeOnComplete: true,
     removeOnFail: true,
-    // HTTP failures are rescheduled by the worker itself (DESIGN §5 schedule); these
+    // HTTP failures are rescheduled by the worker itself (docs/webhooks.md#delivery-and-retries); these
     // attempts cover the worker's own trouble (database unreachable, a crash).
     attempts: 8,
     backoff: { type: "exponential", delay: 1000 },

@@ -1,4 +1,4 @@
--- Rate-limit checks for one account, decided atomically on the Redis clock (DESIGN §6).
+-- Rate-limit checks for one account, decided atomically on the Redis clock (docs/rate-limits.md).
 -- Read by rate-limiter.ts and by the two-process test fixture, so both run the same script.
 -- One call decides a batch: the checks of an account that arrive in the same event-loop
 -- turn (rate-limiter.ts), in order, exactly as that many calls one after another would.

@@ -1,6 +1,6 @@
 import type { RateLimitDecision } from "./rate-limiter";
 
-/** The response headers for a decision (DESIGN §6): X-RateLimit-*, plus Retry-After when refused. */
+/** The response headers for a decision (docs/rate-limits.md#headers): X-RateLimit-*, plus Retry-After when refused. */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   const headers: Record<string, string> = {
     "X-RateLimit-Limit": String(decision.limit),

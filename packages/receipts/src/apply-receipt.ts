@@ -47,7 +47,7 @@ RETURNING id::text`;
 /**
  * Applies one delivery receipt in ONE transaction: takes the advisory lock of its receipt
  * key (the dispatcher takes the same key when it records the submit response),
- * finds the segment, settles it and maybe its message (DESIGN §4), and records the
+ * finds the segment, settles it and maybe its message (docs/messages.md#receipts), and records the
  * receipt in carrier_receipts as applied, ignored (its segment is already final, or it is
  * not final) or unmatched (no segment awaiting a receipt has this key yet:
  * matchPendingReceipts or the sweep settles it later). Resolves once committed; throws (nothing committed) when the database fails.

@@ -29,3 +29,10 @@ export {
   type FailedReceiptState,
   type ReceiptErrorCode,
 } from "./error-codes";
+export {
+  createDeliverSmHandler,
+  type DeliverSmCounters,
+  type DeliverSmDeps,
+  type DeliverSmHandler,
+} from "./deliver-sm";
+export { doneDateHasSeconds } from "./done-date";

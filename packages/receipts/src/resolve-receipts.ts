@@ -39,7 +39,7 @@ export interface ReceiptFacts {
 
 // Per receipt, the segments of its carrier with its key, submitted within the carrier's window
 // and put on the wire before the receipt came: the most recent one still awaiting its receipt,
-// else the most recent final one (carriers reuse ids; docs/decisions.md#delivery-truth-issue-17).
+// else the most recent final one (carriers reuse ids; docs/decisions.md#delivery-truth).
 const FIND_SEGMENTS = `
 SELECT DISTINCT ON (t.idx) t.idx, s.message_id, s.seq, s.status IN ('delivered', 'failed') AS final
 FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[]) AS t(idx, carrier_id, quoted, received_at)
@@ -54,7 +54,7 @@ ORDER BY t.idx, (s.status IN ('delivered', 'failed')) ASC, s.submitted_at DESC N
 // Locked (in id order, as every batch does) before any segment is touched: receipts
 // for other segments of the same messages, in other transactions, queue here, so each
 // counts the delivered segments after the previous one committed and exactly one of
-// them sees "all delivered" (DESIGN §4).
+// them sees "all delivered" (docs/messages.md#receipts).
 const LOCK_MESSAGES = `
 SELECT id, status, segment_count FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`;
 

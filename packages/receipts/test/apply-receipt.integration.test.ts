@@ -158,7 +158,7 @@ describe("applyReceipt", () => {
       ["failed", "UNDELIVERABLE"],
       ["failed", "REJECTED"],
     ]);
-    // Every segment reached the carrier: no refund (DESIGN §4).
+    // Every segment reached the carrier: no refund (docs/messages.md#credits).
     expect(await balance()).toBe(balanceBefore);
   });
 

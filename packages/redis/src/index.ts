@@ -7,7 +7,7 @@ export { scanKeys, deleteKeys } from "./scan-keys";
 /**
  * A connection made by {@link createRedis}: one server or a Redis Cluster. Callers use only
  * what both offer. Keys one command or script touches together must share a hash tag
- * (`{…}`) so they land in one cluster slot (DESIGN §9).
+ * (`{…}`) so they land in one cluster slot (docs/operations-runtime.md#redis-cluster).
  */
 export type Redis = StandaloneRedis | Cluster;
 

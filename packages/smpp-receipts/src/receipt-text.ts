@@ -9,7 +9,7 @@ export function isFinalStatus(status: string): status is FinalStatus {
 }
 
 /**
- * The receipt's `err:` for our error codes (README "Receipts"). The text field is three
+ * The receipt's `err:` for our error codes (docs/smpp.md#receipts). The text field is three
  * digits in SMPP 3.4 appendix B and network specific; customers match on these.
  */
 const ERR_BY_CODE: Record<string, string> = {
@@ -35,7 +35,7 @@ export function receiptState(status: FinalStatus, errorCode: string | null): { s
     case "REJECTED":
     case "INCOMPLETE":
       return { stat: ReceiptStat.rejected, state: MessageState.REJECTED };
-    // The carrier took it and never said what became of it (DESIGN §12): not a refusal.
+    // The carrier took it and never said what became of it (docs/messages.md#validity): not a refusal.
     case "RECEIPT_TIMEOUT":
       return { stat: ReceiptStat.unknown, state: MessageState.UNKNOWN };
     default:

@@ -1,6 +1,9 @@
+import net from "node:net";
 import { waitFor } from "@sms/testing";
 import { startTestServer, type TestServer } from "../test/test-server";
 import { SmppClient, type SmppClientOptions } from "./client";
+import type { Pdu } from "./codec";
+import { SmppConnection } from "./connection";
 import { ConnectionLostError, NotBoundError, ResponseTimeoutError, BindError } from "./errors";
 import type { BindRequest } from "./server-session";
 import { CommandStatus } from "./status";
@@ -151,6 +154,52 @@ describe("SmppClient", () => {
       short_message: Buffer.from("fail"),
     });
     expect(failed.command_status).toBe(CommandStatus.ESME_RX_T_APPN);
+  });
+
+  it("refuses deliver_sm on a transmitter bind with ESME_RINVBNDSTS and says so through onDeliverSmRefused", async () => {
+    // A carrier that sends receipts on the bind it took the submit on, whatever its type:
+    // SmppServerSession would not, so this SMSC is a bare connection.
+    const connections: SmppConnection[] = [];
+    const smsc = net.createServer((socket) => {
+      const connection: SmppConnection = new SmppConnection(socket, {
+        windowSize: 1,
+        responseTimeoutMs: 2000,
+        onRequest: (pdu: Pdu) =>
+          connection.respond(
+            pdu,
+            CommandStatus.ESME_ROK,
+            pdu.command.startsWith("bind_") ? { system_id: "X" } : {},
+          ),
+        onClose: () => undefined,
+      });
+      connections.push(connection);
+    });
+    await new Promise<void>((resolve) => smsc.listen(0, "127.0.0.1", resolve));
+    const refused: string[] = [];
+    const handled: string[] = [];
+    const client = makeClient({
+      port: (smsc.address() as net.AddressInfo).port,
+      bindType: "transmitter",
+      onDeliverSm: (pdu) => void handled.push(pdu.short_message.toString()),
+      onDeliverSmRefused: (pdu) => void refused.push(pdu.short_message.toString()),
+    });
+    await client.connect();
+    const response = await connections[0]!.request(
+      "deliver_sm",
+      {
+        source_addr: "1",
+        destination_addr: "2",
+        esm_class: 4,
+        data_coding: 0,
+        short_message: Buffer.from("r1"),
+      },
+      false,
+    );
+    expect(response.command_status).toBe(CommandStatus.ESME_RINVBNDSTS);
+    expect(refused).toEqual(["r1"]);
+    expect(handled).toEqual([]);
+    await client.close();
+    await new Promise((resolve) => smsc.close(resolve));
   });
 
   it("sends enquire_link while bound", async () => {

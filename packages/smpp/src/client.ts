@@ -51,6 +51,11 @@ export interface SmppClientOptions {
    * ESME_RX_T_APPN so the carrier sends it again later. Without it every deliver_sm is acknowledged.
    */
   onDeliverSm?: (pdu: DeliverSm) => Promise<number | void> | number | void;
+  /**
+   * Told of each deliver_sm refused with ESME_RINVBNDSTS because this is a transmitter bind
+   * (a carrier that sends receipts on the bind it got the submit on wants transceiver binds).
+   */
+  onDeliverSmRefused?: (pdu: DeliverSm) => void;
 }
 
 interface ClientEvents {
@@ -240,8 +245,10 @@ export class SmppClient extends EventEmitter<ClientEvents> {
   }
 
   private async acknowledgeDeliverSm(connection: SmppConnection, pdu: DeliverSm): Promise<void> {
-    if (this.options.bindType === "transmitter")
-      return connection.respond(pdu, CommandStatus.ESME_RINVBNDSTS);
+    if (this.options.bindType === "transmitter") {
+      connection.respond(pdu, CommandStatus.ESME_RINVBNDSTS);
+      return this.options.onDeliverSmRefused?.(pdu);
+    }
     let status: number;
     try {
       status = (await this.options.onDeliverSm?.(pdu)) ?? CommandStatus.ESME_ROK;

@@ -1,4 +1,4 @@
-import { decodePdu, encodePdu, PduFramer, type Pdu } from "./codec";
+import { CLIENT_REF_TLV_TAG, decodePdu, encodePdu, PduFramer, type Pdu } from "./codec";
 import { CommandStatus } from "./status";
 
 const submit = {
@@ -22,6 +22,16 @@ describe("codec", () => {
     });
     expect(pdu.short_message).toEqual(submit.short_message);
     expect(pdu.message_payload).toEqual(Buffer.from([0x00, 0x24]));
+  });
+
+  it("writes and reads our client_ref TLV (0x1400) by name, as raw octets", () => {
+    const value = Buffer.from([0x6f, 0x72, 0x64, 0xe9]); // "ord" and a Latin-1 é: kept, never stripped to 0x69
+    const frame = encodePdu("submit_sm", 3, { ...submit, client_ref: value });
+    const tag = frame.indexOf(Buffer.from([0x14, 0x00, 0x00, 0x04]));
+    expect(tag).toBeGreaterThan(0);
+    expect(frame.subarray(tag + 4, tag + 8)).toEqual(value);
+    expect(CLIENT_REF_TLV_TAG).toBe(0x1400);
+    expect(decodePdu(frame).client_ref).toEqual(value);
   });
 
   it("round-trips UCS-2 bytes untouched", () => {

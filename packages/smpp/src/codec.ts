@@ -1,4 +1,4 @@
-import { PDU, commands } from "smpp";
+import { PDU, addTLV, commands, types } from "smpp";
 import { bodyLayoutProblem } from "./body-layout";
 import { CommandStatus } from "./status";
 
@@ -8,6 +8,17 @@ export const HEADER_LENGTH = 16;
 export const MAX_PDU_LENGTH = PDU.maxLength;
 /** sm_length is one octet and SMPP 3.4 §5.2.21 caps short_message at 254 octets; longer text goes in segments. */
 export const MAX_SHORT_MESSAGE_LENGTH = 254;
+
+/**
+ * Our vendor TLV on a customer's submit_sm: the customer's own reference for the message
+ * (`client_ref`, as on REST), an ASCII string (docs/decisions.md#client-ref-tlv). Tags
+ * 0x1400-0x3FFF are reserved for SMSC vendors (SMPP 3.4 §5.3.2).
+ */
+export const CLIENT_REF_TLV_TAG = 0x1400;
+// Registered as raw octets so both sides see it by name: the codec drops fields it does not
+// know on encode, and on decode would file it under "5120". Octets, not its "string" type: that
+// decodes as Node's 'ascii', which silently strips the high bit and would hide non-ASCII input.
+addTLV("client_ref", { id: CLIENT_REF_TLV_TAG, type: types.tlv.buffer });
 
 /**
  * A decoded PDU: header fields plus the command's fields and TLVs by their spec names.
@@ -44,7 +55,7 @@ export function isKnownCommand(command: string): boolean {
 
 /**
  * The codec's field filters guess: on decode they turn short_message into text with its
- * own tables (NOTES-smpp: IA5 decoded as GSM, `$` becomes `¤`) and times into Dates; on
+ * own tables (docs/smpp.md#the-smpp-package: IA5 decoded as GSM, `$` becomes `¤`) and times into Dates; on
  * encode they pick a data_coding and encode strings. Its message_payload filter also
  * assigns an undeclared variable, a ReferenceError wherever the code runs in strict mode.
  * We switch them off per PDU: fields go on and off the wire exactly as given.

@@ -63,7 +63,7 @@ export class SmppConnection {
   ) {
     this.window = new RequestWindow(options.windowSize, options.responseTimeoutMs);
     this.framer = new PduFramer({ strictBodies: options.strictBodies });
-    // Nagle holds small PDUs back; turning it off raised throughput by half at 20 ms latency (NOTES-smpp).
+    // Nagle holds small PDUs back; turning it off raised throughput by half at 20 ms latency (docs/smpp.md#the-smpp-package).
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.receive(chunk));
     socket.on("drain", () => this.drained());
@@ -199,7 +199,7 @@ export class SmppConnection {
       }
       if (event.type === "malformed") {
         // A stream with one unreadable PDU has lost its framing or its peer is broken: nack what we can and close
-        // (the smpp package's own Session would instead wedge silently, NOTES-smpp).
+        // (the smpp package's own Session would instead wedge silently: docs/smpp.md#the-smpp-package).
         if (event.sequenceNumber !== undefined) this.nack(event.sequenceNumber, event.status);
         this.end(`malformed PDU: ${event.reason}`, 200);
         this.unhandled.drain();

@@ -19,6 +19,7 @@ export {
 } from "./errors";
 export { CommandStatus, describeStatus, isRetryableStatus, type CommandStatusName } from "./status";
 export {
+  CLIENT_REF_TLV_TAG,
   decodePdu,
   encodePdu,
   PduFramer,

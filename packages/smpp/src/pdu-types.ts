@@ -3,7 +3,7 @@ import type { Pdu } from "./codec";
 /** The three binds of SMPP 3.4 §4.1. */
 export type BindType = "transmitter" | "receiver" | "transceiver";
 
-/** SMPP 3.4 interface_version; the codec defaults to 0x50 (SMPP 5.0), which 3.4 carriers may refuse (NOTES-smpp). */
+/** SMPP 3.4 interface_version; the codec defaults to 0x50 (SMPP 5.0), which 3.4 carriers may refuse (docs/smpp.md#the-smpp-package). */
 export const INTERFACE_VERSION_34 = 0x34;
 
 /** esm_class bits we use (SMPP 3.4 §5.2.12). */

@@ -188,4 +188,24 @@ describe("SmppServerSession timeouts", () => {
     await peer.closed;
     await server.close();
   });
+
+  it("does not count a request still being answered as inactivity (a slow bind is answered, then the timeout runs)", async () => {
+    const server = await startTestServer({
+      inactivityTimeoutMs: 100,
+      authenticate: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return CommandStatus.ESME_ROK;
+      },
+    });
+    try {
+      const peer = await RawPeer.connect(server.port);
+      expect((await peer.request("bind_transceiver", bindFields)).command_status).toBe(
+        CommandStatus.ESME_ROK,
+      );
+      expect(await peer.next((pdu) => pdu.command === "unbind", "unbind", 3000)).toBeDefined();
+      peer.close();
+    } finally {
+      await server.close();
+    }
+  });
 });

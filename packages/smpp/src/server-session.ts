@@ -99,8 +99,16 @@ export class SmppServerSession extends EventEmitter<ServerSessionEvents> {
       strictBodies: true,
     });
     const inactivityMs = options.inactivityTimeoutMs ?? 120000;
-    if (inactivityMs > 0)
-      this.inactivityTimer = setTimeout(() => void this.close("inactivity timeout"), inactivityMs);
+    if (inactivityMs > 0) this.inactivityTimer = setTimeout(() => this.onInactivity(), inactivityMs);
+  }
+
+  /**
+   * A peer waiting for our answer is not idle: a bind whose password hash is slow on a busy host
+   * outlasted a short timeout, and the session closed before its answer was written.
+   */
+  private onInactivity(): void {
+    if (this.pendingRequests > 0) this.inactivityTimer?.refresh();
+    else void this.close("inactivity timeout");
   }
 
   /** The bind state. */

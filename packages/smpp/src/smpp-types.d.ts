@@ -1,7 +1,7 @@
 /**
  * Our declaration of the part of the `smpp` package (0.5.1) we use: its PDU codec.
  * The package ships no types and there is no @types/smpp. We never use its Session
- * or Server (see NOTES-smpp.md: no window, no timeouts, ignores backpressure).
+ * or Server (see docs/smpp.md#the-smpp-package: no window, no timeouts, ignores backpressure).
  */
 declare module "smpp" {
   /** A decoded or to-be-encoded PDU: header fields plus the command's own fields and TLVs by name. */
@@ -29,6 +29,13 @@ declare module "smpp" {
     read(buffer: Buffer, offset: number, length?: number): unknown;
     size(value: unknown): number;
   }
+
+  /** Field codecs; `types.tlv` are those of TLV values (read with the TLV's length). */
+  export const types: {
+    tlv: Record<"int8" | "int16" | "int32" | "cstring" | "string" | "buffer", FieldType>;
+  };
+  /** Registers a TLV (vendor-specific ones included) by name, so PDUs encode and decode it by that name. */
+  export function addTLV(tag: string, options: { id: number; type: FieldType; multiple?: boolean }): void;
 
   /** Command definitions by name: id and mandatory parameters in wire order. */
   export const commands: Record<string, { id: number; params?: Record<string, { type: FieldType }> }>;

@@ -19,6 +19,7 @@ export const CommandStatus = {
   ESME_RINVPASWD: 0x0e,
   ESME_RINVSYSID: 0x0f,
   ESME_RMSGQFUL: 0x14,
+  ESME_RINVSERTYP: 0x15,
   ESME_RINVNUMDESTS: 0x33,
   ESME_RINVESMCLASS: 0x43,
   ESME_RSUBMITFAIL: 0x45,
@@ -32,6 +33,10 @@ export const CommandStatus = {
   ESME_RX_P_APPN: 0x65,
   ESME_RX_R_APPN: 0x66,
   ESME_RINVTLVSTREAM: 0xc0,
+  /** A TLV whose length is out of range (SMPP 3.4 table 5-2: "Invalid Parameter Length"). */
+  ESME_RINVPARLEN: 0xc2,
+  /** A TLV whose value is not allowed ("Invalid Optional Parameter Value"). */
+  ESME_RINVOPTPARAMVAL: 0xc4,
   ESME_RINVDCS: 0x104,
   ESME_RUNKNOWNERR: 0xff,
 } as const;
@@ -49,7 +54,7 @@ export function describeStatus(status: number): string {
 
 /**
  * True for statuses that mean "the carrier is busy, back off and submit again"
- * (DESIGN §8: ESME_RTHROTTLED and ESME_RMSGQFUL are retried, the rest fail the message).
+ * (docs/smpp.md#carriers: ESME_RTHROTTLED and ESME_RMSGQFUL are retried, the rest fail the message).
  */
 export function isRetryableStatus(status: number): boolean {
   return status === CommandStatus.ESME_RTHROTTLED || status === CommandStatus.ESME_RMSGQFUL;

@@ -163,7 +163,7 @@ export function parseStrict(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | AddressVerd
   return { blocked: true, reason: `not an IP address: ${ip}` };
 }
 
-/** Decides whether an outbound connection to the literal address `ip` must be refused (SSRF, DESIGN §5). */
+/** Decides whether an outbound connection to the literal address `ip` must be refused (SSRF, docs/webhooks.md#address-checks). */
 export function classifyAddress(ip: string): AddressVerdict {
   const parsed = parseStrict(ip);
   if (!(parsed instanceof ipaddr.IPv4) && !(parsed instanceof ipaddr.IPv6)) return parsed;

@@ -5,7 +5,7 @@ import { UrlNotAllowedError } from "./errors";
 export interface UrlPolicy {
   /** Permit literal 127.0.0.0/8 and ::1 hosts (tests, local use only). */
   allowLoopback?: boolean;
-  /** Permit `http:` as well as `https:` (development only, DESIGN §5). */
+  /** Permit `http:` as well as `https:` (development only, docs/webhooks.md#the-endpoint). */
   allowHttp?: boolean;
 }
 

@@ -191,20 +191,30 @@ export async function readyzStatus(port: number): Promise<number> {
   }
 }
 
+/** Services whose public PORT answers /healthz only: /readyz and /metrics are on HEALTH_PORT. */
+const WITH_HEALTH_PORT = new Set(["api-gateway", "dashboard"]);
+
 /**
- * Starts a service's bundle on a free loopback port (PORT, HOST) and waits for its /readyz;
- * the process joins `processes` at once, so a test's clean-up kills it even if it never gets ready.
+ * Starts a service's bundle on a free loopback port (PORT, HOST) and waits for its /readyz
+ * (on `healthPort`: PORT itself, or HEALTH_PORT for the gateway and the dashboard); the process
+ * joins `processes` at once, so a test's clean-up kills it even if it never gets ready.
  */
 export async function launchService(
   name: string,
   env: Record<string, string>,
   processes: ServiceProcess[],
-): Promise<{ service: ServiceProcess; port: number }> {
+): Promise<{ service: ServiceProcess; port: number; healthPort: number }> {
   const port = await freePort();
-  const service = startServiceProcess(name, { HOST: "127.0.0.1", ...env, PORT: String(port) });
+  const healthPort = WITH_HEALTH_PORT.has(name) ? await freePort() : port;
+  const service = startServiceProcess(name, {
+    HOST: "127.0.0.1",
+    ...env,
+    PORT: String(port),
+    HEALTH_PORT: String(healthPort),
+  });
   processes.push(service);
-  await service.waitReady(port);
-  return { service, port };
+  await service.waitReady(healthPort);
+  return { service, port, healthPort };
 }
 
 /**

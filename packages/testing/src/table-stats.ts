@@ -12,6 +12,8 @@ export function statsPool(databaseUrl: string): {
   tableUpdates(table: string): Promise<{ updated: number; hot: number }>;
 } {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, options: "-c enable_seqscan=off" });
+  // The world's DROP … WITH (FORCE) may still signal a closing connection after pool.end().
+  pool.on("error", () => undefined);
   // Statistics reach the shared counters when the backend goes idle; force it at once.
   const flush = () => pool.query("SELECT pg_stat_force_next_flush()");
   return {

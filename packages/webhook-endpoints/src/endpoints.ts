@@ -5,7 +5,7 @@ import { parseEventTypes } from "@sms/webhook-events";
 import { generateSecret } from "@sms/webhook-signing";
 import { validateWebhookUrl } from "./validate-url";
 
-/** The old secret keeps signing this long after a rotation (DESIGN §5). */
+/** The old secret keeps signing this long after a rotation (docs/webhooks.md#secret-rotation). */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
 export type DisableReason = "gone" | "failing" | "operator";
@@ -47,7 +47,7 @@ export interface DeliveryTarget {
   failingSince: Date | null;
 }
 
-/** Settings of the one webhook endpoint per account (DESIGN §5; the admin CLI and dashboard use it). */
+/** Settings of the one webhook endpoint per account (docs/webhooks.md#the-endpoint; the admin CLI and dashboard use it). */
 export class WebhookEndpoints {
   constructor(
     private readonly prisma: PrismaClient,

@@ -19,7 +19,7 @@ const row: OutboxRow = {
 };
 
 describe("webhook event", () => {
-  it("has exactly the DESIGN §5 keys, nulls for what is unknown, and no text", () => {
+  it("has exactly the documented keys (docs/webhooks.md#payload), nulls for what is unknown, and no text", () => {
     const event = toWebhookEvent(row);
     expect(event).toEqual({
       event: "message.failed",

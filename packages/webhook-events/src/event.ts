@@ -9,7 +9,7 @@ export interface OutboxRow {
   created_at: Date;
 }
 
-/** The `data` keys of DESIGN §5, in the order they are sent. */
+/** The `data` keys of docs/webhooks.md#payload, in the order they are sent. */
 const DATA_KEYS = [
   "to",
   "status",
@@ -38,7 +38,7 @@ export interface WebhookEvent {
 }
 
 /**
- * The webhook event of an outbox row (DESIGN §5): every key present (null when not
+ * The webhook event of an outbox row (docs/webhooks.md#payload): every key present (null when not
  * known), `sequence` from the row, and nothing else, so the message text can never
  * leak in even if a writer put it in the payload.
  */

@@ -8,9 +8,9 @@ import { parseRetryAfter } from "./retry-after";
 export const RESPONSE_BODY_LIMIT = 4096;
 
 export interface WebhookSenderOptions {
-  /** Whole-attempt bound; DESIGN §5 says 15 s. */
+  /** Whole-attempt bound; 15 s by docs/webhooks.md#delivery-and-retries. */
   timeoutMs: number;
-  /** Loopback targets are allowed only for local use and tests (DESIGN §5). */
+  /** Loopback targets are allowed only for local use and tests (docs/webhooks.md#address-checks). */
   allowLoopback: boolean;
   /** `http:` targets are allowed only outside production. */
   allowHttp: boolean;

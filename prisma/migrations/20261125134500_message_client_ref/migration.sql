@@ -1,4 +1,4 @@
--- client_ref: the customer's own reference for a message (DESIGN §3), echoed in GET, lists and
+-- client_ref: the customer's own reference for a message, echoed in GET, lists and
 -- every webhook; GET /v1/sms?client_ref= filters on it per account, newest first.
 ALTER TABLE "messages" ADD COLUMN "client_ref" TEXT;
 

@@ -1,3 +1,5 @@
+import { CarrierHealthStore, nextTransition } from "@sms/carrier-health";
+import { createRedis } from "@sms/redis";
 import { startCliHarness, type CliHarness } from "./cli-harness";
 
 let cli: CliHarness;
@@ -245,6 +247,31 @@ describe("carrier update", () => {
     expect(bad.stderr).toMatch(/--receipt-ids.*as_is, hex, decimal/s);
   });
 
+  it("switches a carrier to transceiver binds and back (issue 18)", async () => {
+    const id = freshId();
+    await addCarrier(id, "--transceivers", "2");
+    expect(await cli.db.prisma.carrier.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      transceiverBinds: 2,
+    });
+    expect((await cli.run("carrier", "show", id)).out).toContain(
+      "Binds: 2 transceiver binds; window 10 per bind; 100 submits/s",
+    );
+    const back = await cli.run("carrier", "update", id, "--transmitters", "3");
+    expect(back.stdout).toContain("3 transmitter + 1 receiver binds");
+    expect(await cli.db.prisma.carrier.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      transmitterBinds: 3,
+      transceiverBinds: 0,
+    });
+    const again = await cli.json("carrier", "update", id, "--transceivers", "1");
+    expect(again).toMatchObject({ transceiver_binds: 1, transmitter_binds: 3 });
+    // Both modes at once is not a carrier we can bind to: refused before anything is written.
+    const both = await cli.run("carrier", "update", id, "--transceivers", "2", "--receivers", "2");
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--transceivers.*cannot be used with.*--receivers/s);
+    expect((await cli.db.prisma.carrier.findUniqueOrThrow({ where: { id } })).transceiverBinds).toBe(1);
+    expect((await cli.run("carrier", "update", id, "--transceivers", "65")).code).toBe(2);
+  });
+
   it("can clear the system_type", async () => {
     const id = freshId();
     await addCarrier(id, "--system-type", "VMA");
@@ -290,7 +317,7 @@ describe("carrier list and show", () => {
 
     const list = await cli.run("carrier", "list");
     expect(list.out[0]).toMatch(
-      /^ID\s+NAME\s+HOST\s+PORT\s+TLS\s+SYSTEM ID\s+PASSWORD\s+TX\s+RX\s+WINDOW\s+TPS\s+STATUS$/,
+      /^ID\s+NAME\s+HOST\s+PORT\s+TLS\s+SYSTEM ID\s+PASSWORD\s+TX\s+RX\s+TRX\s+WINDOW\s+TPS\s+STATUS\s+HEALTH\s+ERRORS\s+WINDOW USE$/,
     );
     const row = list.out.find((line) => line.startsWith(`${id} `)) ?? "";
     expect(row.split(/\s{2,}/)).toEqual([
@@ -303,9 +330,13 @@ describe("carrier list and show", () => {
       "********",
       "1",
       "1",
+      "0",
       "10",
       "100",
       "enabled",
+      "unreported",
+      "-",
+      "-",
     ]);
     const listed = await cli.json<Array<Record<string, unknown>>>("carrier", "list");
     expect(listed.find((c) => c.id === id)).toMatchObject({ password: "********", system_type: "VMA" });
@@ -359,5 +390,47 @@ describe("unknown carriers", () => {
     const result = await cli.run(...argv);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe("error: Carrier nope not found.");
+  });
+});
+
+describe("carrier list: health", () => {
+  it("shows each carrier's breaker, error rate and window use as the dispatchers recorded them", async () => {
+    const id = freshId();
+    await addCarrier(id);
+    const redis = createRedis(cli.world.redisUrl, "command");
+    try {
+      // What two dispatcher replicas write (services/dispatcher/src/carrier-health.ts).
+      const store = new CarrierHealthStore(redis, { prefix: cli.world.redisPrefix, windowMs: 30_000 });
+      const binds = { outstanding: 3, window: 20, bound: 2, binds: 2 };
+      await store.sync(id, { ok: 4, failed: 2 }, { instance: "a", ...binds });
+      const report = await store.sync(id, { ok: 0, failed: 14 }, { instance: "b", ...binds });
+      const opening = nextTransition(report.record, report.now, {
+        windowMs: 30_000,
+        minSubmits: 20,
+        failurePercent: 50,
+        openMs: 30_000,
+        probes: 5,
+      });
+      expect(await store.transition(id, report.record, opening!)).toBe(true);
+
+      const list = await cli.run("carrier", "list");
+      const row = list.out.find((line) => line.startsWith(`${id} `)) ?? "";
+      expect(row.split(/\s{2,}/).slice(-4)).toEqual(["enabled", "open", "80% of 20", "6/40"]);
+      const listed = await cli.json<Array<{ id: string; health: unknown }>>("carrier", "list");
+      expect(listed.find((c) => c.id === id)?.health).toEqual({
+        state: "open",
+        error_rate: 0.8,
+        window_submits: 20,
+        window_failures: 16,
+        open_until: new Date(report.now + 30_000).toISOString(),
+        trips: 1,
+        window_outstanding: 6,
+        window_capacity: 40,
+        binds_bound: 4,
+        binds_configured: 4,
+      });
+    } finally {
+      redis.disconnect();
+    }
   });
 });

@@ -4,11 +4,13 @@ import {
   carrierId,
   displayName,
   host,
+  nonNegativeInteger,
   positiveInteger,
   smppPassword,
   smppSystemId,
   smppSystemType,
 } from "./arguments";
+import { healthCells, readHealth } from "./carrier-health.view";
 import { CommandError, UsageError } from "./errors";
 import { formatDate, formatTable, printResult, type CliIo } from "./output";
 import { carrierNotFound, findCarrierOrFail, isPrismaError } from "./records";
@@ -38,6 +40,13 @@ function gsm7Encoding(value: string): Gsm7Encoding {
   return value as Gsm7Encoding;
 }
 
+/** 0 (transmitter + receiver binds) to MAX_BINDS transceivers. */
+function transceiverCount(value: string): number {
+  const parsed = nonNegativeInteger(value);
+  if (parsed > MAX_BINDS) throw new InvalidArgumentError(`Must be at most ${MAX_BINDS}.`);
+  return parsed;
+}
+
 function receiptIdForm(value: string): ReceiptIdForm {
   if (!(RECEIPT_ID_FORMS as readonly string[]).includes(value))
     throw new InvalidArgumentError(`Must be one of ${RECEIPT_ID_FORMS.join(", ")}.`);
@@ -55,6 +64,7 @@ interface CarrierOptions {
   tls?: boolean;
   transmitters?: number;
   receivers?: number;
+  transceivers?: number;
   window?: number;
   tps?: number;
   receiptIds?: ReceiptIdForm;
@@ -80,6 +90,10 @@ function toCarrierColumns(options: CarrierOptions) {
     useTls: options.tls,
     transmitterBinds: options.transmitters,
     receiverBinds: options.receivers,
+    // Transmitters or receivers named alone go back to that mode: else they would change nothing.
+    transceiverBinds:
+      options.transceivers ??
+      (options.transmitters !== undefined || options.receivers !== undefined ? 0 : undefined),
     windowSize: options.window,
     submitsPerSecond: options.tps,
     receiptIdForm: options.receiptIds,
@@ -101,6 +115,7 @@ export function describeCarrier(carrier: Carrier) {
     system_type: carrier.systemType,
     transmitter_binds: carrier.transmitterBinds,
     receiver_binds: carrier.receiverBinds,
+    transceiver_binds: carrier.transceiverBinds,
     window_size: carrier.windowSize,
     submits_per_second: carrier.submitsPerSecond,
     receipt_id_form: carrier.receiptIdForm,
@@ -112,11 +127,18 @@ export function describeCarrier(carrier: Carrier) {
   };
 }
 
+/** The binds we open: transceivers only, or transmitters plus receivers (docs/decisions.md#transceiver-binds). */
+function describeBinds(carrier: Carrier): string {
+  return carrier.transceiverBinds > 0
+    ? `${carrier.transceiverBinds} transceiver binds`
+    : `${carrier.transmitterBinds} transmitter + ${carrier.receiverBinds} receiver binds`;
+}
+
 /** One line: where we bind and how hard we may push. */
 export function summarizeCarrier(carrier: Carrier): string {
   return (
     `${carrier.host}:${carrier.port} (${carrier.useTls ? "TLS" : "plain TCP"}), system_id ${carrier.systemId}, ` +
-    `${carrier.transmitterBinds} transmitter + ${carrier.receiverBinds} receiver binds, ` +
+    `${describeBinds(carrier)}, ` +
     `window ${carrier.windowSize}, ${carrier.submitsPerSecond} submits/s` +
     (carrier.receiptIdForm === "as_is" ? "" : `, receipts quote ids in ${carrier.receiptIdForm}`) +
     (carrier.gsm7Encoding === "unpacked" ? "" : `, data_coding 0 as ${carrier.gsm7Encoding}`) +
@@ -167,6 +189,14 @@ function withCarrierOptions(command: Command, isAdd: boolean): Command {
     "--receivers <n>",
     `receiver binds for delivery receipts (1-${MAX_BINDS}; default 1)`,
     positiveInteger(MAX_BINDS),
+  );
+  command.addOption(
+    new Option(
+      "--transceivers <n>",
+      `transceiver binds instead of transmitters and receivers, for a carrier that sends receipts on the bind it took the submit on (0-${MAX_BINDS}; 0, the default, is transmitters + receivers, as is naming --transmitters or --receivers)`,
+    )
+      .argParser(transceiverCount)
+      .conflicts(["transmitters", "receivers"]),
   );
   addOption(
     "--window <n>",
@@ -251,7 +281,7 @@ export function registerCarrierCommands(program: Command, io: CliIo): void {
     if (Object.values(columns).every((value) => value === undefined)) {
       throw new UsageError(
         "carrier update needs at least one of --host, --port, --system-id, --password, --system-type, " +
-          "--name, --tls/--no-tls, --transmitters, --receivers, --window, --tps.",
+          "--name, --tls/--no-tls, --transmitters, --receivers, --transceivers, --window, --tps.",
       );
     }
     let updated: Carrier;
@@ -291,11 +321,17 @@ export function registerCarrierCommands(program: Command, io: CliIo): void {
 
   carrier
     .command("list")
-    .description("List every carrier (passwords masked)")
+    .description(
+      "List every carrier (passwords masked) with its health: breaker state, error rate and window use of every dispatcher",
+    )
     .action(async (_options: unknown, command: Command) => {
       const carriers = await io.db.prisma.carrier.findMany({ orderBy: { id: "asc" } });
+      const health = await readHealth(
+        io,
+        carriers.map((c) => c.id),
+      );
       printResult(io, command, {
-        json: carriers.map(describeCarrier),
+        json: carriers.map((c) => ({ ...describeCarrier(c), health: health?.get(c.id) ?? null })),
         lines:
           carriers.length === 0
             ? [
@@ -312,9 +348,13 @@ export function registerCarrierCommands(program: Command, io: CliIo): void {
                   "PASSWORD",
                   "TX",
                   "RX",
+                  "TRX",
                   "WINDOW",
                   "TPS",
                   "STATUS",
+                  "HEALTH",
+                  "ERRORS",
+                  "WINDOW USE",
                 ],
                 carriers.map((c) => [
                   c.id,
@@ -326,9 +366,11 @@ export function registerCarrierCommands(program: Command, io: CliIo): void {
                   PASSWORD_MASK,
                   String(c.transmitterBinds),
                   String(c.receiverBinds),
+                  String(c.transceiverBinds),
                   String(c.windowSize),
                   String(c.submitsPerSecond),
                   c.enabled ? "enabled" : "disabled",
+                  ...healthCells(health?.get(c.id)),
                 ]),
               ),
       });
@@ -354,7 +396,7 @@ export function registerCarrierCommands(program: Command, io: CliIo): void {
             `created ${formatDate(found.createdAt)}, updated ${formatDate(found.updatedAt)}`,
           `Endpoint: ${found.host}:${found.port} (${found.useTls ? "TLS" : "plain TCP"})`,
           `Bind: system_id ${found.systemId}, password ${PASSWORD_MASK}, system_type ${JSON.stringify(found.systemType)}`,
-          `Binds: ${found.transmitterBinds} transmitter, ${found.receiverBinds} receiver; ` +
+          `Binds: ${describeBinds(found)}; ` +
             `window ${found.windowSize} per bind; ${found.submitsPerSecond} submits/s`,
           `Routes: ${
             routes.length === 0

@@ -1,5 +1,7 @@
 // Test support (imported only by *.test.ts): a migrated database of its own and an in-process CLI.
+import { readCarrierHealth } from "@sms/carrier-health";
 import { createDatabase, type Database } from "@sms/db";
+import { createRedis } from "@sms/redis";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import crypto from "node:crypto";
 import { runCli, type CliIo } from "./cli";
@@ -38,6 +40,7 @@ export async function startCliHarness(
   const world = await createTestWorld();
   const db = createDatabase(world.databaseUrl, { poolSize: 10 });
   const gatewayUrl = "http://127.0.0.1:3999";
+  const healthRedis = createRedis(world.redisUrl, "command");
   const simulatorSmpp = { host: "127.0.0.1", port: 2776 };
   const webhookIo = createWebhookIo(db, {
     secretKey: crypto.randomBytes(32).toString("base64"),
@@ -58,6 +61,7 @@ export async function startCliHarness(
       dashboardUrl: "http://127.0.0.1:3100",
       smppServerAddress: "127.0.0.1:2775",
       simulatorSmpp,
+      carrierHealth: (ids) => readCarrierHealth(healthRedis, world.redisPrefix, ids),
       webhooks: () => webhookIo,
       ...settings,
       out: (line) => out.push(line),
@@ -91,6 +95,7 @@ export async function startCliHarness(
       return id;
     },
     async close() {
+      healthRedis.disconnect();
       await db.close();
       await world.destroy();
     },

@@ -71,3 +71,28 @@ describe("limits set", () => {
     expect(result.stderr).toContain("not found");
   });
 });
+
+describe("limits countries", () => {
+  it("sets the destination countries, upper-cased and sorted, and 'all' clears them", async () => {
+    const id = await cli.createAccount();
+    expect(await cli.json("limits", "countries", id, "ie", "GB")).toEqual({
+      account_id: id,
+      allowed_countries: ["GB", "IE"],
+    });
+    expect((await cli.run("limits", "countries", id, "GB")).stdout).toBe(
+      `${id} may send to GB (United Kingdom) only.`,
+    );
+    expect((await cli.run("limits", "countries", id, "all")).stdout).toBe(`${id} may send to every country.`);
+    const account = await cli.db.prisma.account.findUniqueOrThrow({ where: { id } });
+    expect(account.allowedCountries).toEqual([]);
+  });
+
+  it("refuses a code that names no country, and changes nothing", async () => {
+    const id = await cli.createAccount();
+    const refused = await cli.run("limits", "countries", id, "GB", "XX", "USA");
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("USA, XX");
+    const account = await cli.db.prisma.account.findUniqueOrThrow({ where: { id } });
+    expect(account.allowedCountries).toEqual([]);
+  });
+});

@@ -4,7 +4,7 @@ import { UsageError } from "./errors";
 import { printResult, type CliIo } from "./output";
 import { accountNotFound, isPrismaError } from "./records";
 
-// Bulk requests carry at most this many items, whatever an account's limit (DESIGN §3 default 10,000).
+// Bulk requests carry at most this many items, whatever an account's limit (docs/rate-limits.md).
 const MAX_BATCH_CEILING = 100_000;
 
 interface LimitOptions {
@@ -14,8 +14,24 @@ interface LimitOptions {
   maxBatch?: number;
 }
 
+const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
+
+/** ISO 3166-1 alpha-2 codes, upper-cased; a code ICU names no country for is a usage error. */
+function countryCodes(values: string[]): string[] {
+  const codes = [...new Set(values.map((value) => value.trim().toUpperCase()))].sort();
+  const unknown = codes.filter((code) => {
+    const name = /^[A-Z]{2}$/.test(code) ? regionNames.of(code) : undefined;
+    return !name || name === code || name === "Unknown Region";
+  });
+  if (unknown.length > 0)
+    throw new UsageError(`not ISO 3166-1 alpha-2 country codes: ${unknown.join(", ")} (e.g. US, GB, DE).`);
+  return codes;
+}
+
 export function registerLimitCommands(program: Command, io: CliIo): void {
-  const limits = program.command("limits").description("Set an account's rate limits and quotas (DESIGN §6)");
+  const limits = program
+    .command("limits")
+    .description("Set an account's rate limits and quotas (docs/rate-limits.md)");
 
   limits
     .command("set")
@@ -57,6 +73,30 @@ export function registerLimitCommands(program: Command, io: CliIo): void {
         lines: [
           `Limits of ${id}: ${updated.requestsPerSecond} requests/s, ${updated.messagesPerSecond} messages/s, ` +
             `${updated.dailyQuota} messages/day, ${updated.maxBatchSize} per batch.`,
+        ],
+      });
+    });
+
+  limits
+    .command("countries")
+    .description("Set the destination countries an account may send to (others get COUNTRY_NOT_ALLOWED)")
+    .argument("<accountId>", "the account (acc_…)", accountId)
+    .argument("<countries...>", "ISO 3166-1 alpha-2 codes (US GB DE …), or 'all'")
+    .action(async (id: string, values: string[], _options: unknown, command: Command) => {
+      const all = values.length === 1 && values[0]!.toLowerCase() === "all";
+      const allowedCountries = all ? [] : countryCodes(values);
+      try {
+        await io.db.prisma.account.update({ where: { id }, data: { allowedCountries } });
+      } catch (error) {
+        if (isPrismaError(error, "P2025")) throw accountNotFound(id);
+        throw error;
+      }
+      printResult(io, command, {
+        json: { account_id: id, allowed_countries: allowedCountries.length ? allowedCountries : null },
+        lines: [
+          allowedCountries.length
+            ? `${id} may send to ${allowedCountries.map((c) => `${c} (${regionNames.of(c)})`).join(", ")} only.`
+            : `${id} may send to every country.`,
         ],
       });
     });

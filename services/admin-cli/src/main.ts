@@ -1,5 +1,7 @@
 import { ConfigError } from "@sms/config";
+import { readCarrierHealth } from "@sms/carrier-health";
 import { createDatabase } from "@sms/db";
+import { createRedis, type Redis } from "@sms/redis";
 import { runCli } from "./cli";
 import { loadAdminConfig } from "./config";
 import { createWebhookIo, type WebhookIo } from "./webhook-io";
@@ -15,6 +17,7 @@ async function main(): Promise<number> {
   }
   const db = createDatabase(config.DATABASE_URL, { poolSize: 4, applicationName: "admin-cli" });
   let webhooks: WebhookIo | undefined;
+  let redis: Redis | undefined;
   try {
     return await runCli(process.argv.slice(2), {
       db,
@@ -24,6 +27,8 @@ async function main(): Promise<number> {
       dashboardUrl: config.DASHBOARD_URL,
       smppServerAddress: config.SMPP_SERVER_ADDRESS,
       simulatorSmpp: { host: config.SIMULATOR_SMPP_HOST, port: config.SIMULATOR_SMPP_PORT },
+      carrierHealth: (ids) =>
+        readCarrierHealth((redis ??= createRedis(config.REDIS_URL, "command")), config.REDIS_PREFIX, ids),
       webhooks: () =>
         (webhooks ??= createWebhookIo(db, {
           secretKey: config.SECRET_ENCRYPTION_KEY,
@@ -34,6 +39,7 @@ async function main(): Promise<number> {
         })),
     });
   } finally {
+    redis?.disconnect();
     await db.close();
   }
 }

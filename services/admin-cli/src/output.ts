@@ -1,3 +1,4 @@
+import type { CarrierHealthReport } from "@sms/carrier-health";
 import type { Command } from "commander";
 import type { Database } from "@sms/db";
 import type { WebhookIo } from "./webhook-io";
@@ -15,6 +16,8 @@ export interface CliIo {
   smppServerAddress: string;
   /** Where the local carrier simulator listens for SMPP binds (the demo's "simulator" carrier). */
   simulatorSmpp: { host: string; port: number };
+  /** The dispatchers' carrier health record in Redis (breakers, error rates, window use); absent: not shown. */
+  carrierHealth?: (carrierIds: string[]) => Promise<CarrierHealthReport[]>;
   /** Webhook settings, sender and queue; built on first use (they need SECRET_ENCRYPTION_KEY, Redis). */
   webhooks: () => WebhookIo;
 }

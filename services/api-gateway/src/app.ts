@@ -9,7 +9,7 @@ import { rateLimitMiddleware, type RateLimiter } from "@sms/rate-limit";
 import type { GatewayConfig } from "./config";
 import { ApiError } from "@sms/errors";
 import { assignRequestId, errorHandler, notFound } from "@sms/http-errors";
-import { healthRoutes, type ReadinessCheck } from "@sms/health";
+import { livenessRoutes, type ReadinessCheck } from "@sms/health";
 import { authenticate, authOf } from "./http/auth";
 import { idempotency } from "./http/idempotency";
 import { jsonBody, raiseBodyError } from "./http/json-body";
@@ -41,7 +41,8 @@ export interface GatewayDeps {
 }
 
 /**
- * The gateway's Express app. Order matters: latency metric (sees every answer) → request id → health/metrics/docs (open) →
+ * The gateway's Express app. Order matters: latency metric (sees every answer) → request id → /healthz and docs (open; /readyz and
+ * /metrics are on the internal health port) →
  * authentication → body → rate limit (requests per second) → routes, each POST checking its
  * permission before its Idempotency-Key (the day's message quota is counted by the acceptor, on
  * the messages it accepts) → errors. Routing is
@@ -58,7 +59,7 @@ export function buildApp(deps: GatewayDeps): express.Express {
   const metrics = deps.metrics ?? new GatewayMetrics();
   app.use(metrics.http.middleware());
   app.use(assignRequestId);
-  app.use(exceptPost(healthRoutes(deps.readiness, deps.isShuttingDown, metrics)));
+  app.use(exceptPost(livenessRoutes()));
   app.use(exceptPost(docsRoutes(buildOpenApiDocument(), deps.config.DOCS_ENABLED)));
   app.use(authenticate(deps.directory));
   app.use(jsonBody(deps.config.BODY_LIMIT_BYTES));

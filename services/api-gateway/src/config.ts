@@ -5,21 +5,23 @@ const GatewaySettings = z.object({
   ...commonSettings,
   /** HTTP port of the API. */
   PORT: envInt(3000, 0, 65535),
+  /** Internal port for /readyz (with each dependency's state) and /metrics; PORT answers /healthz only. */
+  HEALTH_PORT: envInt(3001, 0, 65535),
   /** Worker processes sharing the port (node:cluster); 1 runs in this process. Each has its own pools. */
   GATEWAY_WORKERS: envInt(1, 1, 64),
   /** Address to listen on. */
   HOST: z.string().default("0.0.0.0"),
-  /** Largest request body in bytes (DESIGN §3: 1 MiB). */
+  /** Largest request body in bytes (docs/api.md#conventions: 1 MiB). */
   BODY_LIMIT_BYTES: envInt(1024 * 1024, 1024, 64 * 1024 * 1024),
-  /** Most segments one message may have (DESIGN §3). */
+  /** Most segments one message may have (docs/messages.md#segments-and-encoding). */
   MAX_SEGMENTS: envInt(10, 1, 255),
-  /** Credits charged per segment (DESIGN §4). */
+  /** Credits charged per segment (docs/messages.md#credits). */
   CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
-  /** Validity of a message that names none, in seconds (DESIGN §12: 48 h); from when it is due. */
+  /** Validity of a message that names none, in seconds (48 h: docs/messages.md#validity); from when it is due. */
   MESSAGE_VALIDITY_DEFAULT_SECONDS: envInt(172_800, 60, 259_200),
   /** Seconds an authenticated key (and its account's senders/limits) is cached; revocation takes effect within it. */
   AUTH_CACHE_SECONDS: envInt(5, 0, 300),
-  /** Hours an Idempotency-Key is remembered (DESIGN §3: 24 h). */
+  /** Hours an Idempotency-Key is remembered (docs/api.md#idempotency: 24 h). */
   IDEMPOTENCY_TTL_HOURS: envInt(24, 1, 24 * 30),
   /** Milliseconds between runs of the dispatch outbox relay. */
   OUTBOX_RELAY_INTERVAL_MS: envInt(5000, 100, 600000),
@@ -31,14 +33,20 @@ const GatewaySettings = z.object({
   TRUST_PROXY_HOPS: envInt(0, 0, 10),
   /** Secret of the OTP code HMACs (at least 32 characters; openssl rand -base64 32). Changing it voids pending OTPs. */
   OTP_HMAC_SECRET: z.string().min(32),
-  /** 32 bytes in base64: seals the text of OTP messages for the dispatcher (DESIGN §7). */
+  /** 32 bytes in base64: seals the text of OTP messages for the dispatcher (docs/otp.md#the-sms). */
   SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
-  /** Wrong codes an OTP takes before it fails (DESIGN §7: 5). */
+  /** Wrong codes an OTP takes before it fails (docs/otp.md#limits: 5). */
   OTP_MAX_ATTEMPTS: envInt(5, 1, 100),
-  /** OTPs sent to one phone by one account per window (DESIGN §7: 5 per 10 minutes). */
+  /** OTPs sent to one phone by one account per window (docs/otp.md#limits: 5 per 10 minutes). */
   OTP_SENDS_PER_WINDOW: envInt(5, 1, 1_000_000),
   /** The window of OTP_SENDS_PER_WINDOW in seconds. */
   OTP_SEND_WINDOW_SECONDS: envInt(600, 1, 86400),
+  /** OTPs one account sent to one destination range in the last hour before the pumping guard judges it; 0: off. */
+  OTP_PUMPING_MIN_SENDS: envInt(50, 0, 1_000_000),
+  /** Least share (percent) of those OTPs that must have been verified, else the range is paused. */
+  OTP_PUMPING_MIN_VERIFIED_PERCENT: envInt(20, 0, 100),
+  /** Leading digits of the E.164 number, country code included, that make one destination range. */
+  OTP_PUMPING_PREFIX_DIGITS: envInt(6, 1, 15),
   /** Sender id of OTP messages: the platform's own, not one of the account's. */
   OTP_SENDER_ID: z.string().min(1).max(16).default("Verify"),
 });

@@ -2,7 +2,8 @@ import { API_KEYS_CHANGED_CHANNEL, createApiKeyDirectory } from "@sms/auth";
 import { createDatabase, listenForNotifications } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { createAcceptance } from "@sms/message-acceptance";
-import { createSendLimiter, OtpService } from "@sms/otp";
+import { GatewayMetrics } from "./metrics";
+import { createPumpingGuard, createSendLimiter, OtpService } from "@sms/otp";
 import { createSecretBox } from "@sms/secret-box";
 import { createDispatchProducer } from "@sms/queues";
 import { createRateLimiter } from "@sms/rate-limit";
@@ -52,9 +53,11 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
   // while the listener is down the cache lifetime still bounds them.
   let keyChanges: { stop(): Promise<void> } | null = null;
   let shuttingDown = false;
+  const metrics = new GatewayMetrics();
   return {
     config,
     logger,
+    metrics,
     prisma: database.prisma,
     pool: database.pool,
     directory,
@@ -70,6 +73,19 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
           windowSeconds: config.OTP_SEND_WINDOW_SECONDS,
         }),
         box: createSecretBox(config.SECRET_ENCRYPTION_KEY),
+        pumping: createPumpingGuard(redis, {
+          prefix: config.REDIS_PREFIX,
+          minSends: config.OTP_PUMPING_MIN_SENDS,
+          minVerifiedPercent: config.OTP_PUMPING_MIN_VERIFIED_PERCENT,
+          prefixDigits: config.OTP_PUMPING_PREFIX_DIGITS,
+        }),
+        onPumpingRefused: ({ accountId, destinationPrefix, country }) => {
+          metrics.otpPumpingRefusals.inc({ country: country ?? "none" });
+          logger.warn("OTPs to a destination range paused: many sent, few verified (SMS pumping?)", {
+            accountId,
+            destinationPrefix,
+          });
+        },
       },
       {
         hmacSecret: config.OTP_HMAC_SECRET,

@@ -164,6 +164,7 @@ export const examples = {
       max_segments: 10,
     },
     sender_ids: ["ACME"],
+    allowed_countries: ["GB", "IE", "US"],
     webhook: {
       url: "https://hooks.acme.example/sms",
       enabled: true,

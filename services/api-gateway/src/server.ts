@@ -1,12 +1,16 @@
 import type { Server } from "node:http";
+import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import { buildApp } from "./app";
 import type { GatewayConfig } from "./config";
 import { createGatewayDeps } from "./deps";
+import { GatewayMetrics } from "./metrics";
 
 export interface RunningGateway {
   server: Server;
   port: number;
+  /** The internal port: /healthz, /readyz with each dependency's state, /metrics. */
+  healthPort: number;
   /** Graceful stop: not ready, stop accepting, finish in-flight requests (bounded), close dependencies. */
   stop(): Promise<void>;
 }
@@ -14,7 +18,8 @@ export interface RunningGateway {
 /** Builds and starts the gateway; used by main.ts and by tests that need a real process-like gateway. */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
   const deps = createGatewayDeps(config, logger);
-  const app = buildApp(deps);
+  const metrics = deps.metrics ?? new GatewayMetrics();
+  const app = buildApp({ ...deps, metrics });
   const server = app.listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -24,13 +29,23 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;
+  // After PORT listens, so /readyz is never 200 before the API answers. In cluster mode every
+  // worker listens here too, sharing the port as PORT is; a scrape answers for all of them.
+  const health = await startHealthServer(
+    config.HEALTH_PORT,
+    deps.readiness,
+    deps.isShuttingDown,
+    config.HOST,
+    metrics,
+  );
   deps.startBackground();
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
-  logger.info("api-gateway listening", { port });
+  logger.info("api-gateway listening", { port, healthPort: health.port });
   return {
     server,
     port,
+    healthPort: health.port,
     async stop() {
       deps.beginShutdown();
       // A request that still arrives on a kept-alive connection gets its answer, then the
@@ -45,6 +60,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       await closed;
       clearInterval(idleSweep);
       clearTimeout(deadline);
+      // Last: /readyz answered 503 throughout the drain, and the final scrape shows it.
+      await health.close();
       await deps.close();
     },
   };

@@ -64,10 +64,17 @@ describe("health and docs", () => {
   });
   afterAll(() => gw.stop());
 
-  it("serves /healthz and /readyz without a key", async () => {
+  it("serves /healthz without a key; /readyz and /metrics only on the internal health port", async () => {
     expect((await gw.request("GET", "/healthz")).status).toBe(200);
-    const ready = await gw.request("GET", "/readyz");
-    expect(ready.body).toEqual({ status: "ready", checks: { postgres: "ok", redis: "ok" } });
+    // On the public port they are API paths like any other: a key is asked for.
+    expect((await gw.request("GET", "/readyz")).status).toBe(401);
+    expect((await gw.request("GET", "/metrics")).status).toBe(401);
+    const ready = await fetch(`${gw.healthUrl}/readyz`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({
+      status: 200,
+      body: { status: "ready", checks: { postgres: "ok", redis: "ok" } },
+    });
+    expect((await fetch(`${gw.healthUrl}/metrics`)).status).toBe(200);
   });
 
   it("serves an OpenAPI 3.1 document with every endpoint, and the docs page", async () => {

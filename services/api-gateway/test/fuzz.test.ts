@@ -29,7 +29,7 @@ import {
 } from "./fuzz-bodies";
 
 /**
- * Fuzzing every POST of the real gateway over HTTP (DESIGN §3): whatever the body,
+ * Fuzzing every POST of the real gateway over HTTP (docs/api.md#errors): whatever the body,
  * a request that cannot be accepted gets a documented 4xx error body and leaves
  * nothing behind: no message, batch, ledger row, idempotency record or balance change.
  *

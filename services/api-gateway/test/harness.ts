@@ -15,6 +15,8 @@ export interface TestAccount {
 
 export interface TestGateway {
   url: string;
+  /** The internal health port: /readyz with each dependency's state, /metrics. */
+  healthUrl: string;
   world: TestWorld;
   db: Database;
   gateway: RunningGateway;
@@ -51,6 +53,7 @@ export async function startTestGateway(
     OTP_HMAC_SECRET: crypto.randomBytes(32).toString("base64url"),
     ...ownWorld.env,
     PORT: "0",
+    HEALTH_PORT: "0",
     HOST: "127.0.0.1",
     AUTH_CACHE_SECONDS: "0",
     ...env,
@@ -60,6 +63,7 @@ export async function startTestGateway(
   const url = `http://127.0.0.1:${gateway.port}`;
   return {
     url,
+    healthUrl: `http://127.0.0.1:${gateway.healthPort}`,
     world: ownWorld,
     db,
     gateway,

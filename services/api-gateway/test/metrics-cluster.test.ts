@@ -16,6 +16,7 @@ let world: TestWorld;
 let db: Database;
 let gateway: ServiceProcess | undefined;
 let port: number;
+let healthPort: number;
 let key: string;
 
 beforeAll(async () => {
@@ -42,29 +43,36 @@ beforeAll(async () => {
     },
   });
   port = await freePort();
+  healthPort = await freePort();
   gateway = startServiceProcess("api-gateway", {
     ...world.env,
     PORT: String(port),
+    HEALTH_PORT: String(healthPort),
     HOST: "127.0.0.1",
     GATEWAY_WORKERS: "2",
   });
-  await gateway.waitReady(port);
+  await gateway.waitReady(healthPort);
 }, 60_000);
 
 afterAll(async () => {
-  if (gateway) await terminate(gateway, port);
+  if (gateway) await terminate(gateway, healthPort);
   await db?.close();
   await world?.destroy();
 });
 
 /** One request on a connection of its own, so the cluster spreads them over its workers. */
-function request(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+function request(
+  method: string,
+  path: string,
+  body?: unknown,
+  to = port,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
       {
         host: "127.0.0.1",
-        port,
+        port: to,
         method,
         path,
         agent: false,
@@ -88,6 +96,17 @@ function request(method: string, path: string, body?: unknown): Promise<{ status
 }
 
 describe("gateway /metrics with GATEWAY_WORKERS=2 (the bundle, real HTTP)", () => {
+  it("serves /metrics and /readyz on the internal port only: the public port answers /healthz", async () => {
+    expect((await request("GET", "/healthz")).status).toBe(200);
+    expect((await request("GET", "/metrics")).status).toBe(404);
+    expect((await request("GET", "/readyz")).status).toBe(404);
+    const ready = await request("GET", "/readyz", undefined, healthPort);
+    expect({ status: ready.status, body: JSON.parse(ready.text) }).toEqual({
+      status: 200,
+      body: { status: "ready", checks: { postgres: "ok", redis: "ok" } },
+    });
+  });
+
   it("answers every scrape for the whole cluster, whichever worker takes it", async () => {
     for (let i = 0; i < 8; i++) {
       const sent = await request("POST", "/v1/sms/send", {
@@ -99,7 +118,7 @@ describe("gateway /metrics with GATEWAY_WORKERS=2 (the bundle, real HTTP)", () =
     }
     const send = { method: "POST", route: "/v1/sms/send", status_code: "202" };
     for (let scrape = 0; scrape < 4; scrape++) {
-      const metrics = await request("GET", "/metrics");
+      const metrics = await request("GET", "/metrics", undefined, healthPort);
       expect(metrics.status).toBe(200);
       expect(sampleValue(metrics.text, "sms_http_request_duration_seconds_count", send)).toBe(8);
       // Process metrics of both workers, summed (one worker alone has a single event loop's worth).

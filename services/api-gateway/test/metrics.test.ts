@@ -8,7 +8,7 @@ beforeAll(async () => {
 afterAll(() => g.stop());
 
 const scrape = async () => {
-  const response = await fetch(`${g.url}/metrics`);
+  const response = await fetch(`${g.healthUrl}/metrics`);
   expect(response.status).toBe(200);
   return response.text();
 };

@@ -123,7 +123,7 @@ it("delivers the code over SMPP and verifies it once; the message log shows the 
   // The sealed text is wiped once the message has left queued.
   const { rows } = await gw.db.pool.query("SELECT body_sealed FROM messages WHERE id = $1", [messageId]);
   expect(rows[0].body_sealed).toBeNull();
-  // message.* events carry the otp_id for the webhooks (DESIGN §5).
+  // message.* events carry the otp_id for the webhooks (docs/webhooks.md#payload).
   const events = await gw.db.pool.query(
     "SELECT type, payload FROM outbox_events WHERE message_id = $1 ORDER BY sequence",
     [messageId],

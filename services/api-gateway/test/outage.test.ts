@@ -10,7 +10,7 @@ import { freePort, isListening, waitFor, type TestWorld } from "@sms/testing";
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
 
 /**
- * DESIGN §1 and §3: with PostgreSQL or Redis unreachable the gateway answers 503
+ * docs/README.md#nothing-accepted-is-lost and docs/api.md#errors: with PostgreSQL or Redis unreachable the gateway answers 503
  * SERVICE_UNAVAILABLE (with Retry-After) quickly and accepts nothing; when they come
  * back it recovers by itself; and a message accepted just before Redis dies is not lost.
  *
@@ -241,9 +241,14 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
     });
   const countMessages = () => gw!.db.prisma.message.count({ where: { accountId: account.accountId } });
 
+  async function readinessOf(gateway: TestGateway) {
+    const answer = await fetch(`${gateway.healthUrl}/readyz`);
+    return { status: answer.status, body: (await answer.json()) as { checks: Record<string, string> } };
+  }
+
   /** /readyz answers 200 once the gateway's connections are back: no fixed sleep. */
   function waitForReady(gateway: TestGateway) {
-    return waitFor(async () => (await gateway.request("GET", "/readyz")).status === 200, {
+    return waitFor(async () => (await fetch(`${gateway.healthUrl}/readyz`)).status === 200, {
       timeoutMs: 30_000,
       intervalMs: 200,
       what: "the gateway ready again",
@@ -265,7 +270,7 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
 
     await redis!.stop();
     await expectQuick503(() => send(gw!));
-    const readiness = await gw!.request("GET", "/readyz");
+    const readiness = await readinessOf(gw!);
     expect(readiness.status).toBe(503);
     expect(readiness.body.checks).toMatchObject({ postgres: "ok", redis: expect.stringMatching(/^failing/) });
     expect(await countMessages()).toBe(before);
@@ -301,7 +306,7 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
     await expectQuick503(() => send(cachedGw!)); // authenticated from the cache; the commit can't start
     await expectQuick503(() => sendBulk(cachedGw!));
     await expectQuick503(() => cachedGw!.request("GET", "/v1/account", { key: account.key }));
-    const readiness = await gw!.request("GET", "/readyz");
+    const readiness = await readinessOf(gw!);
     expect(readiness.status).toBe(503);
     expect(readiness.body.checks).toMatchObject({ postgres: expect.stringMatching(/^failing/), redis: "ok" });
 

@@ -33,7 +33,7 @@ describe("POST /v1/sms/send", () => {
       client_ref: null,
       expires_at: expect.any(String),
     });
-    // The default validity, 48 h (DESIGN §12), from acceptance.
+    // The default validity, 48 h (docs/messages.md#validity), from acceptance.
     expect(Date.parse(response.body.expires_at) - Date.parse(response.body.created_at)).toBe(172_800_000);
     for (const header of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "x-request-id"])
       expect(response.headers.get(header)).toBeTruthy();

@@ -4,7 +4,7 @@ import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
 
 /**
- * DESIGN §6: the limits are kept in Redis and shared by every gateway replica. Two
+ * docs/rate-limits.md: the limits are kept in Redis and shared by every gateway replica. Two
  * gateways on one database and one Redis prefix must together allow exactly the
  * account's requests per second and its daily message quota, not each of them.
  */

@@ -54,7 +54,7 @@ afterAll(async () => {
   await world?.destroy();
 });
 
-async function launch(): Promise<{ service: ServiceProcess; port: number }> {
+async function launch(): Promise<{ service: ServiceProcess; port: number; healthPort: number }> {
   return launchService("api-gateway", world.env, processes);
 }
 
@@ -99,7 +99,7 @@ describe("the api-gateway sent SIGTERM under load", () => {
     });
     await waitFor(() => accepted >= 300, { timeoutMs: 30_000, what: "300 sends accepted" });
     let acceptedAtSigterm = 0;
-    const stopped = await terminate(first.service, first.port, () => (acceptedAtSigterm = accepted));
+    const stopped = await terminate(first.service, first.healthPort, () => (acceptedAtSigterm = accepted));
     await Promise.all(clients);
     // No new work after the SIGTERM, even on kept-alive connections: per client the request in
     // flight, and at most one more sent before its idle connection was closed (that one is

@@ -1,6 +1,6 @@
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
 
-describe("validity_period (DESIGN §12)", () => {
+describe("validity_period (docs/messages.md#validity)", () => {
   let gw: TestGateway;
   let account: TestAccount;
   const send = (body: Record<string, unknown>) =>

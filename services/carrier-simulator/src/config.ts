@@ -22,8 +22,21 @@ const SimulatorSettings = z.object({
         message: 'expected "system_id:password,…"',
       },
     ),
+  /**
+   * Bind types accepted, comma-separated (transmitter, receiver, transceiver); others are refused
+   * with ESME_RBINDFAIL. "transceiver" plays an SMSC that takes only transceiver binds.
+   */
+  CARRIER_SIM_BIND_TYPES: z
+    .string()
+    .default("transmitter,receiver,transceiver")
+    .transform((value) => value.split(",").map((type) => type.trim()))
+    .pipe(z.array(z.enum(["transmitter", "receiver", "transceiver"])).min(1)),
   /** Delay before each submit_sm_resp, ms. */
   CARRIER_SIM_SUBMIT_LATENCY_MS: envInt(0, 0, 3_600_000),
+  /** false: submit_sm is recorded and never answered (a carrier that times out). */
+  CARRIER_SIM_RESPOND_TO_SUBMITS: envBoolean(true),
+  /** Non-zero: every submit_sm is refused with this command_status, e.g. 8 (ESME_RSYSERR): a carrier in trouble. */
+  CARRIER_SIM_REFUSE_SUBMITS_WITH: envInt(0, 0, 0xffffffff),
   /** Delay from submit to receipt, ms. */
   CARRIER_SIM_RECEIPT_DELAY_MS: envInt(200, 0, 3_600_000),
   /** Wait before a receipt is tried again (no receiver bound, not acknowledged), ms. */
@@ -70,6 +83,7 @@ export function toSimulatorOptions(config: SimulatorConfig): SimulatorOptions {
     smppPort: config.CARRIER_SIM_SMPP_PORT,
     httpPort: config.CARRIER_SIM_HTTP_PORT,
     accounts: accounts.length > 0 ? Object.fromEntries(accounts) : undefined,
+    bindTypes: config.CARRIER_SIM_BIND_TYPES,
     recordLimit: config.CARRIER_SIM_RECORD_LIMIT,
     windowSize: config.CARRIER_SIM_WINDOW_SIZE,
     inactivityTimeoutMs: config.CARRIER_SIM_INACTIVITY_TIMEOUT_MS,
@@ -85,6 +99,8 @@ export function toSimulatorOptions(config: SimulatorConfig): SimulatorOptions {
       },
       throttlePerSecond: config.CARRIER_SIM_THROTTLE_PER_SECOND,
       maxPendingReceipts: config.CARRIER_SIM_MAX_PENDING_RECEIPTS,
+      respondToSubmits: config.CARRIER_SIM_RESPOND_TO_SUBMITS,
+      refuseSubmitsWith: config.CARRIER_SIM_REFUSE_SUBMITS_WITH,
       magicNumbers: config.CARRIER_SIM_MAGIC_NUMBERS,
       magicThrottleTries: config.CARRIER_SIM_MAGIC_THROTTLE_TRIES,
     },

@@ -18,6 +18,8 @@ export interface RuntimeSettings {
   maxPendingReceipts: number;
   /** False: submit_sm is recorded and never answered (for response-timeout tests). */
   respondToSubmits: boolean;
+  /** Non-zero: every submit_sm is refused with this command_status (a carrier in trouble: 8 is ESME_RSYSERR). */
+  refuseSubmitsWith: number;
   /** Honour the magic destination numbers (README). */
   magicNumbers: boolean;
   /** Tries of a "…0005" number answered ESME_RTHROTTLED before it is accepted. */
@@ -42,6 +44,7 @@ export const DEFAULT_RUNTIME_SETTINGS: RuntimeSettings = {
   throttlePerSecond: 0,
   maxPendingReceipts: 100000,
   respondToSubmits: true,
+  refuseSubmitsWith: 0,
   magicNumbers: true,
   magicThrottleTries: 2,
   messageIds: "hex",
@@ -67,6 +70,7 @@ export const ControlUpdate = z
     throttlePerSecond: z.number().int().min(0),
     maxPendingReceipts: z.number().int().min(1),
     respondToSubmits: z.boolean(),
+    refuseSubmitsWith: z.number().int().min(0).max(0xffffffff),
     magicNumbers: z.boolean(),
     magicThrottleTries: z.number().int().min(0).max(1000),
     messageIds: z.enum(["hex", "decimal"]),

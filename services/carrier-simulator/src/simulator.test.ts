@@ -65,6 +65,22 @@ describe("carrier simulator traffic", () => {
     ]);
   });
 
+  it("refuses every submit with the status it is told to, then takes them again", async () => {
+    const simulator = await harness.simulator();
+    const client = await harness.client(simulator);
+    const sysErr = CommandStatus.ESME_RSYSERR;
+    expect((await control(simulator, "POST", "/control", { refuseSubmitsWith: sysErr })).status).toBe(200);
+    const statuses = await Promise.all(
+      ["+447700900123", "+447700900005", "+447700900010"].map(
+        async (to) => (await client.submit(segment(to))).command_status,
+      ),
+    );
+    expect(statuses).toEqual([sysErr, sysErr, sysErr]);
+    expect(simulator.stats().submits).toMatchObject({ refused: 3, accepted: 0 });
+    simulator.update({ refuseSubmitsWith: 0 });
+    expect((await client.submit(segment("+447700900123"))).command_status).toBe(CommandStatus.ESME_ROK);
+  });
+
   it("rejects in-flight submits with ConnectionLostError when it drops the socket, then the client re-binds", async () => {
     const simulator = await harness.simulator({ settings: { respondToSubmits: false } });
     const states: string[] = [];

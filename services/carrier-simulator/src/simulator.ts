@@ -3,7 +3,7 @@ import { once } from "node:events";
 import type http from "node:http";
 import net from "node:net";
 import { createLogger, type Logger } from "@sms/logger";
-import { CommandStatus, SmppServerSession } from "@sms/smpp";
+import { CommandStatus, SmppServerSession, type BindType } from "@sms/smpp";
 import { createControlServer } from "./control-api";
 import { MessageLog, type MessageQuery, type ReceivedMessage } from "./message-log";
 import { ReceiptSender } from "./receipts";
@@ -26,6 +26,11 @@ export interface SimulatorOptions {
   httpPort?: number;
   /** Accepted system_id → password; undefined accepts any bind. */
   accounts?: Record<string, string>;
+  /**
+   * Bind types accepted; others are refused with ESME_RBINDFAIL. ["transceiver"] plays an SMSC
+   * that knows nothing else (Kannel's default). @defaultValue every type
+   */
+  bindTypes?: readonly BindType[];
   /** Received messages kept. @defaultValue 10000 */
   recordLimit?: number;
   /** deliver_sm outstanding per bind. @defaultValue 10 */
@@ -66,6 +71,8 @@ export interface SimulatorStats {
   submits: SmscState["counters"];
   receipts: { sent: number; acknowledged: number; pending: number };
   binds: Array<{ systemId: string | undefined; state: string; outstandingDeliverSm: number }>;
+  /** Binds refused for their type (bindTypes), since start. */
+  bindsRefusedForType: number;
 }
 
 /** Starts an SMPP v3.4 SMSC simulator and its HTTP control API. */
@@ -77,6 +84,8 @@ export async function createCarrierSimulator(options: SimulatorOptions = {}): Pr
   const idPrefix = crypto.randomBytes(4).toString("hex");
   let idCounter = 0;
   let closing = false;
+  let bindsRefusedForType = 0;
+  const bindTypes = new Set<BindType>(options.bindTypes ?? ["transmitter", "receiver", "transceiver"]);
   const state: SmscState = {
     settings,
     log: new MessageLog(options.recordLimit ?? 10000),
@@ -104,6 +113,10 @@ export async function createCarrierSimulator(options: SimulatorOptions = {}): Pr
       responseTimeoutMs: options.responseTimeoutMs ?? 10000,
       inactivityTimeoutMs: options.inactivityTimeoutMs ?? 120000,
       authenticate: (bind) => {
+        if (!bindTypes.has(bind.bindType)) {
+          bindsRefusedForType += 1;
+          return CommandStatus.ESME_RBINDFAIL;
+        }
         if (!options.accounts) return CommandStatus.ESME_ROK;
         const password = options.accounts[bind.systemId];
         if (password === undefined) return CommandStatus.ESME_RINVSYSID;
@@ -134,6 +147,7 @@ export async function createCarrierSimulator(options: SimulatorOptions = {}): Pr
       state: session.state,
       outstandingDeliverSm: session.outstanding,
     })),
+    bindsRefusedForType,
   });
   const reset = () => {
     state.log.clear();

@@ -88,6 +88,7 @@ async function answerSubmit(state: SmscState, pdu: Pdu, systemId: string): Promi
     state.log.add(message);
     return { status };
   };
+  if (settings.refuseSubmitsWith !== 0) return refuse(settings.refuseSubmitsWith);
   if (!state.limiter.tryTake(systemId, settings.throttlePerSecond))
     return refuse(CommandStatus.ESME_RTHROTTLED);
   if (state.receipts.pending(systemId) >= settings.maxPendingReceipts)

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from "express";
-import { healthRoutes } from "@sms/health";
-import { HttpMetrics, MetricsRegistry } from "@sms/metrics";
+import { livenessRoutes } from "@sms/health";
+import { HttpMetrics } from "@sms/metrics";
 import type { DashboardDeps } from "./deps";
 import { NotFoundError, sendPage } from "./http";
 import { cookieNames, parseCookies } from "./security/cookies";
@@ -36,18 +36,8 @@ export function buildApp(deps: DashboardDeps): express.Express {
   app.set("trust proxy", config.TRUST_PROXY_HOPS);
   app.set("query parser", "simple");
 
-  const metrics = new MetricsRegistry();
-  app.use(new HttpMetrics(metrics).middleware());
-  app.use(
-    healthRoutes(
-      {
-        postgres: async () => void (await deps.db.pool.query("SELECT 1")),
-        redis: async () => void (await deps.redis.ping()),
-      },
-      deps.isShuttingDown,
-      metrics,
-    ),
-  );
+  app.use(new HttpMetrics(deps.metrics).middleware());
+  app.use(livenessRoutes());
 
   app.use((_req, res, next) => {
     res.set({

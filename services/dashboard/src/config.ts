@@ -3,8 +3,10 @@ import { encryptionKeySetting } from "@sms/secret-box";
 
 const DashboardSettings = z.object({
   ...commonSettings,
-  /** Port of the dashboard (pages, /healthz, /readyz). */
+  /** Port of the dashboard (pages and /healthz). */
   PORT: envInt(3100, 0, 65535),
+  /** Internal port for /readyz (with each dependency's state) and /metrics. */
+  HEALTH_PORT: envInt(3101, 0, 65535),
   /** Address it listens on. */
   HOST: z.string().default("0.0.0.0"),
   /** The services' key sealing webhook secrets (reveal, rotate, test events). */

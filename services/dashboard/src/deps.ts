@@ -1,3 +1,4 @@
+import type { MetricsRegistry } from "@sms/metrics";
 import type { Database } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import type { WebhookDeliverProducer } from "@sms/queues";
@@ -18,4 +19,6 @@ export interface DashboardDeps {
   sender: WebhookSender;
   webhookProducer: WebhookDeliverProducer;
   isShuttingDown(): boolean;
+  /** Served on the internal health port; the app records its request latencies in it. */
+  metrics: MetricsRegistry;
 }

@@ -1,6 +1,8 @@
 import type { Server } from "node:http";
 import { createDatabase } from "@sms/db";
+import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
+import { MetricsRegistry } from "@sms/metrics";
 import { createWebhookDeliverProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
@@ -15,6 +17,8 @@ import { SessionStore } from "./security/sessions";
 export interface RunningDashboard {
   server: Server;
   port: number;
+  /** The internal port: /healthz, /readyz with each dependency's state, /metrics. */
+  healthPort: number;
   /** Graceful stop: not ready, stop accepting, finish in-flight requests (bounded), close dependencies. */
   stop(): Promise<void>;
 }
@@ -34,7 +38,9 @@ export async function startDashboard(config: DashboardConfig, logger: Logger): P
   const policy = { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowHttp: config.WEBHOOK_ALLOW_HTTP };
   const sender = createWebhookSender({ timeoutMs: 15_000, ...policy });
   let shuttingDown = false;
+  const metrics = new MetricsRegistry();
   const app = buildApp({
+    metrics,
     config,
     logger,
     db,
@@ -57,7 +63,17 @@ export async function startDashboard(config: DashboardConfig, logger: Logger): P
   server.headersTimeout = 20_000;
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
-  logger.info("dashboard listening", { port });
+  const health = await startHealthServer(
+    config.HEALTH_PORT,
+    {
+      postgres: async () => void (await db.pool.query("SELECT 1")),
+      redis: async () => void (await redis.ping()),
+    },
+    () => shuttingDown,
+    config.HOST,
+    metrics,
+  );
+  logger.info("dashboard listening", { port, healthPort: health.port });
   const housekeeping = startLoop({
     name: "dashboard housekeeping",
     intervalMs: 10 * 60_000,
@@ -80,6 +96,7 @@ export async function startDashboard(config: DashboardConfig, logger: Logger): P
       server.closeAllConnections();
       await closed;
     }
+    await health.close();
     sender.close();
     await webhookProducer.close();
     queueConnection.disconnect();
@@ -87,5 +104,5 @@ export async function startDashboard(config: DashboardConfig, logger: Logger): P
     await db.close();
     logger.info("dashboard stopped");
   };
-  return { server, port, stop: () => (stopped ??= stop()) };
+  return { server, port, healthPort: health.port, stop: () => (stopped ??= stop()) };
 }

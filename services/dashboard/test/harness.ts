@@ -10,6 +10,8 @@ import { startDashboard, type RunningDashboard } from "../src/service";
 
 export interface TestDashboard {
   url: string;
+  /** The internal health port: /readyz with each dependency's state, /metrics. */
+  healthUrl: string;
   world: TestWorld;
   db: Database;
   config: DashboardConfig;
@@ -34,6 +36,7 @@ export async function startTestDashboard(
   const config = loadDashboardConfig({
     ...ownWorld.env,
     PORT: "0",
+    HEALTH_PORT: "0",
     HOST: "127.0.0.1",
     DASHBOARD_SECURE_COOKIES: "false",
     WEBHOOK_ALLOW_LOOPBACK: "true",
@@ -45,6 +48,7 @@ export async function startTestDashboard(
   const db = createDatabase(ownWorld.databaseUrl, { poolSize: 4 });
   return {
     url: `http://127.0.0.1:${dashboard.port}`,
+    healthUrl: `http://127.0.0.1:${dashboard.healthPort}`,
     world: ownWorld,
     db,
     config,

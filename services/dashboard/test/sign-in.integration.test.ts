@@ -15,16 +15,20 @@ afterAll(async () => {
 });
 
 describe("health", () => {
-  it("answers /healthz and /readyz with PostgreSQL and Redis checked", async () => {
+  it("answers /healthz; /readyz (PostgreSQL and Redis checked) and /metrics on the internal port only", async () => {
     expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
-    const ready = await fetch(`${t.url}/readyz`);
+    for (const internal of ["/readyz", "/metrics"]) {
+      const answer = await fetch(`${t.url}${internal}`, { redirect: "manual" });
+      expect({ internal, status: answer.status }).not.toEqual({ internal, status: 200 });
+    }
+    const ready = await fetch(`${t.healthUrl}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: "ready", checks: { postgres: "ok", redis: "ok" } });
   });
 
   it("serves Prometheus metrics: page latency by route pattern, never the raw URL", async () => {
     await new Client(t.url).get("/sign-in?next=%2Fotps");
-    const text = await (await fetch(`${t.url}/metrics`)).text();
+    const text = await (await fetch(`${t.healthUrl}/metrics`)).text();
     expect(text).toMatch(/sms_http_request_duration_seconds_count\{[^}]*route="\/sign-in"[^}]*\} [1-9]/);
     expect(text).not.toContain("next=");
   });

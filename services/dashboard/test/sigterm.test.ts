@@ -42,13 +42,15 @@ it("answers the sign-in in flight at SIGTERM, then exits 0 and stops listening",
     },
   });
   const port = await freePort();
+  const healthPort = await freePort();
   service = startServiceProcess("dashboard", {
     ...world.env,
     PORT: String(port),
+    HEALTH_PORT: String(healthPort),
     HOST: "127.0.0.1",
     DASHBOARD_SECURE_COOKIES: "false",
   });
-  await service.waitReady(port);
+  await service.waitReady(healthPort);
 
   const client = new Client(`http://127.0.0.1:${port}`);
   const page = await client.get("/sign-in");
@@ -70,7 +72,7 @@ it("answers the sign-in in flight at SIGTERM, then exits 0 and stops listening",
       },
       { what: "the sign-in waiting on the address's lock" },
     );
-    const termination = terminate(service, port);
+    const termination = terminate(service, healthPort);
     await new Promise((resolve) => setTimeout(resolve, 300));
     await holder.query("SELECT pg_advisory_unlock(hashtext($1))", [`dashboard-sign-in:${email}`]);
     const reply = await signIn;

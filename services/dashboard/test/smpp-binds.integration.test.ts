@@ -61,3 +61,14 @@ it("pages the sender ids alphabetically, 25 at a time", async () => {
   expect(shown(second.body)).toEqual(senders.slice(25));
   expect(second.body).not.toContain("?after=");
 });
+
+it("shows the destination countries the account may send to", async () => {
+  const acme = await t.createAccount();
+  const client = new Client(t.url);
+  await client.signIn(acme);
+  expect((await client.get("/settings/smpp")).body).toContain("may go to every country");
+  await t.db.pool.query("UPDATE accounts SET allowed_countries = '{GB,IE}' WHERE id = $1", [acme.accountId]);
+  expect((await client.get("/settings/smpp")).body).toMatch(
+    /may go to\s+United Kingdom \(GB\), Ireland \(IE\) only/,
+  );
+});

@@ -1,7 +1,8 @@
 import type { Carrier, PrismaClient } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { needsSealing, openCarrierPassword, sealCarrierPassword, type SecretBox } from "@sms/secret-box";
-import { SmppClient } from "@sms/smpp";
+import type { DeliverSmHandler } from "@sms/receipts";
+import { SmppClient, type BindType } from "@sms/smpp";
 import { carriersFor, type RouteEntry } from "./routing";
 
 /** What a transmitter bind and the router need to know about a carrier (the generated Prisma type, trimmed). */
@@ -15,6 +16,7 @@ export type CarrierRow = Pick<
   | "systemType"
   | "useTls"
   | "transmitterBinds"
+  | "transceiverBinds"
   | "windowSize"
   | "submitsPerSecond"
   | "receiptIdForm"
@@ -31,6 +33,7 @@ const CARRIER_FIELDS = {
   systemType: true,
   useTls: true,
   transmitterBinds: true,
+  transceiverBinds: true,
   windowSize: true,
   submitsPerSecond: true,
   receiptIdForm: true,
@@ -49,12 +52,27 @@ export interface CarrierPoolOptions {
   enquireLinkIntervalMs: number;
   /** Opens (and seals) the carriers' passwords: SECRET_ENCRYPTION_KEY. */
   box: SecretBox;
+  /** Receipts (and MO) arriving on transceiver binds: deliver_sm_resp waits for it. */
+  onDeliverSm: DeliverSmHandler;
+  /** A deliver_sm refused on a transmitter bind (ESME_RINVBNDSTS): counted, as the carrier may want transceivers. */
+  onDeliverSmRefused: (carrierId: string) => void;
+}
+
+/** The binds a carrier gets: transceivers when it has any (docs/decisions.md#transceiver-binds), else transmitters. */
+export function bindsOf(carrier: Pick<CarrierRow, "transmitterBinds" | "transceiverBinds">): {
+  bindType: Extract<BindType, "transmitter" | "transceiver">;
+  count: number;
+} {
+  return carrier.transceiverBinds > 0
+    ? { bindType: "transceiver", count: carrier.transceiverBinds }
+    : { bindType: "transmitter", count: Math.max(1, carrier.transmitterBinds) };
 }
 
 /**
- * The dispatcher's transmitter binds: carriers and routes are data (admin CLI), read
- * from PostgreSQL and refreshed; each carrier gets `transmitter_binds` sessions that
- * reconnect on their own. A changed carrier row rebuilds its binds.
+ * The dispatcher's binds: carriers and routes are data (admin CLI), read from PostgreSQL
+ * and refreshed; each carrier gets `transmitter_binds` transmitter sessions, or
+ * `transceiver_binds` transceiver sessions whose receipts this process stores, all
+ * reconnecting on their own. A changed carrier row rebuilds its binds.
  */
 export class CarrierPool {
   private binds = new Map<string, CarrierBinds>();
@@ -121,7 +139,16 @@ export class CarrierPool {
   }
 
   /** Sessions bound and total, and submits outstanding over the bound sessions' windows, per carrier (for readiness and metrics). */
-  status(): Record<string, { bound: number; total: number; outstanding: number; window: number }> {
+  status(): Record<
+    string,
+    {
+      bindType: "transmitter" | "transceiver";
+      bound: number;
+      total: number;
+      outstanding: number;
+      window: number;
+    }
+  > {
     return Object.fromEntries(
       [...this.binds].map(([id, b]) => {
         const bound = b.clients.filter((c) => c.isBound);
@@ -129,6 +156,7 @@ export class CarrierPool {
         return [
           id,
           {
+            bindType: bindsOf(b.carrier).bindType,
             bound: bound.length,
             total: b.clients.length,
             outstanding,
@@ -164,21 +192,24 @@ export class CarrierPool {
   }
 
   private openBinds(carrier: CarrierRow): SmppClient[] {
-    return Array.from({ length: Math.max(1, carrier.transmitterBinds) }, (_, index) => {
+    const { bindType, count } = bindsOf(carrier);
+    return Array.from({ length: count }, (_, index) => {
       const client = new SmppClient({
         host: carrier.host,
         port: carrier.port,
         systemId: carrier.systemId,
         password: carrier.password,
         systemType: carrier.systemType,
-        bindType: "transmitter",
+        bindType,
         tls: carrier.useTls ? {} : undefined,
         windowSize: carrier.windowSize,
         responseTimeoutMs: this.options.responseTimeoutMs,
         enquireLinkIntervalMs: this.options.enquireLinkIntervalMs,
+        onDeliverSm: (pdu) => this.options.onDeliverSm(carrier.id, pdu),
+        onDeliverSmRefused: () => this.options.onDeliverSmRefused(carrier.id),
       });
       client.on("state", (state, reason) =>
-        this.logger.info("carrier bind state", { carrier: carrier.id, bind: index, state, reason }),
+        this.logger.info("carrier bind state", { carrier: carrier.id, bind: index, bindType, state, reason }),
       );
       client.start();
       return client;

@@ -36,8 +36,22 @@ const DispatcherSettings = z.object({
   DISPATCH_STALLED_CHECK_MS: envInt(15000, 200, 600000),
   /** Throttled or temporary answers retried on the spot before the job is retried later. */
   SUBMIT_RETRY_LIMIT: envInt(5, 0, 100),
-  /** First back-off after ESME_RTHROTTLED / ESME_RMSGQFUL, doubled each time (capped at 5 s). */
+  /** First pause of a carrier after ESME_RTHROTTLED / ESME_RMSGQFUL / a temporary error, doubled each time (capped at 5 s). */
   THROTTLE_BACKOFF_MS: envInt(100, 1, 5000),
+  /**
+   * The carriers' circuit breaker (shared by every replica through Redis): over the last
+   * CARRIER_BREAKER_WINDOW_MS, once at least CARRIER_BREAKER_MIN_SUBMITS submits were made and
+   * CARRIER_BREAKER_FAILURE_PERCENT of them failed (temporary error, throttled, no answer,
+   * route-specific refusal), the carrier gets no traffic for CARRIER_BREAKER_OPEN_MS; then
+   * CARRIER_BREAKER_PROBES submits test it, and all must succeed to close it.
+   */
+  CARRIER_BREAKER_WINDOW_MS: envInt(30_000, 1000, 3_600_000),
+  CARRIER_BREAKER_MIN_SUBMITS: envInt(20, 1, 1_000_000),
+  CARRIER_BREAKER_FAILURE_PERCENT: envInt(50, 1, 100),
+  CARRIER_BREAKER_OPEN_MS: envInt(30_000, 100, 3_600_000),
+  CARRIER_BREAKER_PROBES: envInt(5, 1, 1000),
+  /** How often a replica adds its submit results to the shared record and reads the breakers. */
+  CARRIER_HEALTH_SYNC_MS: envInt(500, 50, 60_000),
   /** 32 bytes in base64 (openssl rand -base64 32): opens the sealed texts of OTP messages. */
   SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
   /** On SIGTERM, how long the submits on the wire get to finish before their jobs are handed back. */

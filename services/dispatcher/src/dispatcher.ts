@@ -13,9 +13,12 @@ import {
 import { createPacer, createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
-import { closeWorkerWithin, settlesWithin } from "@sms/service-runtime";
+import { createDeliverSmHandler } from "@sms/receipts";
+import { closeWorkerWithin, InFlight, settlesWithin } from "@sms/service-runtime";
 import { Batcher } from "@sms/db";
+import { CarrierHealthStore } from "@sms/carrier-health";
 import { CarrierPool } from "./carrier-pool";
+import { CarrierHealth } from "./carrier-health";
 import type { DispatcherConfig } from "./config";
 import { AccountRates } from "./account-rates";
 import { dispatchBatch, type BatchContext } from "./dispatch-batch.processor";
@@ -26,6 +29,8 @@ import { markSubmitting, recordSubmitted } from "./segments.sql";
 export interface RunningDispatcher {
   port: number;
   carriers: CarrierPool;
+  /** The carriers' breakers as this replica last read them. */
+  health: CarrierHealth;
   /** SIGTERM path: not ready, stop taking jobs, let in-flight ones finish, close binds, Redis, database. */
   stop(): Promise<void>;
 }
@@ -41,10 +46,25 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   const redis = createRedis(config.REDIS_URL, "command");
   const queueConnection = createRedis(config.REDIS_URL, "queue");
   const box = createSecretBox(config.SECRET_ENCRYPTION_KEY);
+  // Read at scrape time only, once the pool below exists.
+  const metrics = new DispatcherMetrics({ status: () => carriers.status() });
+  // Receipts on transceiver binds are stored here, as dlr-ingest stores those on receiver binds.
+  let receiptsStopping = false;
+  const receiptsInFlight = new InFlight();
+  const handleDeliverSm = createDeliverSmHandler({
+    pool: database.pool,
+    logger,
+    metrics: metrics.receipts,
+    isStopping: () => receiptsStopping,
+    receivedBy: INSTANCE_NAME,
+  });
   const carriers = new CarrierPool(database.prisma, logger, {
     responseTimeoutMs: config.SUBMIT_TIMEOUT_MS,
     enquireLinkIntervalMs: config.ENQUIRE_LINK_INTERVAL_MS,
     box,
+    onDeliverSm: (carrierId, pdu) => receiptsInFlight.track(() => handleDeliverSm(carrierId, pdu)),
+    onDeliverSmRefused: (carrierId) =>
+      metrics.receipts.deliverSm.inc({ kind: "refused_transmitter_bind", carrier_id: carrierId }),
   });
   await carriers.refresh();
   const refreshTimer = setInterval(() => {
@@ -54,7 +74,27 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   }, config.CARRIER_REFRESH_MS);
   const queueContext = { connection: queueConnection, prefix: config.REDIS_PREFIX };
   const producer = createDispatchProducer(queueContext, { claimTtlMs: config.DISPATCH_CLAIM_TTL_MS });
-  const metrics = new DispatcherMetrics(carriers);
+  const breaker = {
+    windowMs: config.CARRIER_BREAKER_WINDOW_MS,
+    minSubmits: config.CARRIER_BREAKER_MIN_SUBMITS,
+    failurePercent: config.CARRIER_BREAKER_FAILURE_PERCENT,
+    openMs: config.CARRIER_BREAKER_OPEN_MS,
+    probes: config.CARRIER_BREAKER_PROBES,
+  };
+  const health = new CarrierHealth({
+    store: new CarrierHealthStore(redis, { prefix: config.REDIS_PREFIX, windowMs: breaker.windowMs }),
+    settings: breaker,
+    logger,
+    instance: INSTANCE_NAME,
+    syncMs: config.CARRIER_HEALTH_SYNC_MS,
+    backoffMs: config.THROTTLE_BACKOFF_MS,
+    binds: () => carriers.status(),
+    onSubmit: (carrierId, result) => metrics.countSubmit(carrierId, result),
+    onTransition: (carrierId, to) => metrics.countTransition(carrierId, to),
+  });
+  metrics.watchHealth(health);
+  await health.syncAll();
+  health.start();
   const context: BatchContext = {
     pool: database.pool,
     carriers,
@@ -65,7 +105,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     logger,
     box,
     retryLimit: config.SUBMIT_RETRY_LIMIT,
-    backoffMs: config.THROTTLE_BACKOFF_MS,
+    health,
     maxUnansweredSubmits: config.SEGMENT_MAX_UNANSWERED_SUBMITS,
     onAcceptedWithoutId: (carrierId) => metrics.countAcceptedWithoutId(carrierId),
     claimTtlMs: config.DISPATCH_CLAIM_TTL_MS,
@@ -118,7 +158,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     return worker;
   });
   let stopping = false;
-  const health = await startHealthServer(
+  const healthServer = await startHealthServer(
     config.PORT,
     {
       postgres: async () => void (await database.pool.query("SELECT 1")),
@@ -128,10 +168,11 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     undefined,
     metrics,
   );
-  logger.info("dispatcher started", { port: health.port, carriers: carriers.status() });
+  logger.info("dispatcher started", { port: healthServer.port, carriers: carriers.status() });
   return {
-    port: health.port,
+    port: healthServer.port,
     carriers,
+    health,
     async stop() {
       stopping = true;
       clearInterval(refreshTimer);
@@ -143,9 +184,13 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
         workers.map((worker) => closeWorkerWithin(worker, config.SHUTDOWN_TIMEOUT_MS)),
       );
       if (closed.includes(false)) logger.warn("dispatches still running at the shutdown bound; handed back");
+      // Receipts being stored commit and are acknowledged; later ones are handed back to the carrier.
+      receiptsStopping = true;
+      await receiptsInFlight.idle(left());
       // Unbinding waits for the submits on the wire; a carrier that does not answer must not hold the exit.
       await settlesWithin(carriers.close(), left());
-      await health.close();
+      await healthServer.close();
+      await health.stop();
       await producer.close().catch(() => undefined);
       // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
       queueConnection.disconnect();

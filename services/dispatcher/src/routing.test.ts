@@ -29,11 +29,12 @@ describe("classifySubmitStatus", () => {
     expect(classifySubmitStatus(CommandStatus.ESME_RINVDSTADR)).toEqual({
       kind: "route-refused",
       errorCode: "SMPP_ESME_RINVDSTADR",
+      carrierFault: false,
     });
     expect(classifySubmitStatus(CommandStatus.ESME_RSYSERR).kind).toBe("temporary");
-    expect(classifySubmitStatus(CommandStatus.ESME_RSUBMITFAIL)).toEqual({
+    expect(classifySubmitStatus(CommandStatus.ESME_RINVESMCLASS)).toEqual({
       kind: "permanent",
-      errorCode: "SMPP_ESME_RSUBMITFAIL",
+      errorCode: "SMPP_ESME_RINVESMCLASS",
     });
   });
 });

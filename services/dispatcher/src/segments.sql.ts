@@ -17,7 +17,7 @@ export interface DispatchMessage {
   segmentCount: number;
   messagesPerSecond: number;
   priority: Priority;
-  /** When its validity ends (DESIGN §12); null for a message older than validity. */
+  /** When its validity ends (docs/messages.md#validity); null for a message older than validity. */
   expiresAt: Date | null;
   /** True when its validity had ended at the load, by the database's clock (the sweeps'). */
   expired: boolean;
@@ -85,11 +85,12 @@ export interface SubmittingMark {
  * rows are share-locked in the same statement, so a concurrent change of status (the
  * OTP sweep failing an expired code's SMS takes the row FOR UPDATE) either commits first
  * and the mark is refused, or waits until the segment reads 'submitting' and then leaves
- * the message alone. Nor once its validity has ended, by the database's clock (DESIGN §12):
- * nothing goes out after that, and the validity sweep fails it EXPIRED. `submittedBy` names this process on the segment row. A segment still
- * 'submitting' was last submitted with no answer (a response timeout, a lost connection, a
- * crash): its unanswered_submits counts it, persisted across jobs, reconciler cycles and
- * restarts (dispatchMessage stops at SEGMENT_MAX_UNANSWERED_SUBMITS).
+ * the message alone. Nor once its validity has ended, by the database's clock: nothing goes
+ * out after that, and the validity sweep fails it EXPIRED (docs/messages.md#validity).
+ * `submittedBy` names this process on the segment row. A segment still 'submitting' was last
+ * submitted with no answer (a response timeout, a lost connection, a crash): its
+ * unanswered_submits counts it, persisted across jobs, reconciler cycles and restarts
+ * (dispatchMessage stops at SEGMENT_MAX_UNANSWERED_SUBMITS).
  */
 export async function markSubmitting(
   pool: pg.Pool,

@@ -1,7 +1,7 @@
 import { splitMessage } from "@sms/sms-encoding";
 import { buildSubmitSm, relativeValidity } from "./submit-pdu";
 
-describe("validity_period toward the carrier (DESIGN §12)", () => {
+describe("validity_period toward the carrier (docs/messages.md#validity)", () => {
   const now = Date.parse("2026-11-22T10:00:00Z");
 
   it("is what is left of the validity, in the relative form", () => {

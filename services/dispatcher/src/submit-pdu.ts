@@ -38,7 +38,8 @@ export function sourceAddress(
 export function relativeValidity(end: Date, now: number = Date.now()): string {
   let seconds = Math.max(1, Math.ceil((end.getTime() - now) / 1000));
   const fields = [0, 0, 0, 0, 0, 0];
-  // Years and months stay 0: a validity is at most 72 h (DESIGN §3), so days never exceed 99.
+  // Years and months stay 0: a validity is at most 72 h (docs/messages.md#validity), so days
+  // never exceed 99.
   [86_400, 3600, 60, 1].forEach((unit, i) => {
     fields[i + 2] = Math.min(99, Math.floor(seconds / unit));
     seconds -= fields[i + 2]! * unit;
@@ -47,8 +48,9 @@ export function relativeValidity(end: Date, now: number = Date.now()): string {
 }
 
 /**
- * One submit_sm per part, with our own encoding: data_coding is always explicit (NOTES-smpp).
- * The carrier gets what is left of the message's validity (DESIGN §12).
+ * One submit_sm per part, with our own encoding: data_coding is always explicit
+ * (docs/smpp.md#the-smpp-package). The carrier gets what is left of the message's validity
+ * (docs/messages.md#validity).
  */
 export function buildSubmitSm(
   message: { to: string; senderId: string; expiresAt?: Date | null },

@@ -20,6 +20,8 @@ export interface CarrierSpec {
   windowSize?: number;
   /** @defaultValue 2 */
   transmitterBinds?: number;
+  /** Over 0: transceiver binds only (docs/decisions.md#transceiver-binds). @defaultValue 0 */
+  transceiverBinds?: number;
   /** @defaultValue "as_is" */
   receiptIdForm?: "as_is" | "hex" | "decimal";
 }
@@ -66,6 +68,7 @@ export async function startDispatchWorld(
         windowSize: carrier.windowSize ?? 20,
         submitsPerSecond: 10000,
         transmitterBinds: carrier.transmitterBinds ?? 2,
+        transceiverBinds: carrier.transceiverBinds ?? 0,
         receiptIdForm: carrier.receiptIdForm ?? "as_is",
       },
     });

@@ -30,7 +30,7 @@ describe("a message that is no longer queued is never submitted", () => {
       logger: createLogger("dispatch-test", "error"),
       box: createSecretBox(w.world.env.SECRET_ENCRYPTION_KEY!),
       retryLimit: 2,
-      backoffMs: 10,
+      health: w.dispatcher.health,
       maxUnansweredSubmits: 3,
       marks: new Batcher((marks) => markSubmitting(pool, marks, "test:1"), {
         maxBatch: 10,

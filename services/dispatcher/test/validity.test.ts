@@ -2,7 +2,7 @@ import { waitFor } from "@sms/testing";
 import { startDispatchWorld, type DispatchWorld } from "./harness";
 
 /**
- * Validity (DESIGN §12) on the dispatcher's own path, with no scheduler running (so no
+ * Validity (docs/messages.md#validity) on the dispatcher's own path, with no scheduler running (so no
  * sweep): the real dispatcher, the carrier simulator over SMPP, PostgreSQL and Redis.
  */
 let w: DispatchWorld;

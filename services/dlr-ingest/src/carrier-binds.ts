@@ -1,9 +1,7 @@
 import type { Logger } from "@sms/logger";
-import { SmppClient, type DeliverSm } from "@sms/smpp";
+import type { DeliverSmHandler } from "@sms/receipts";
+import { SmppClient } from "@sms/smpp";
 import type { CarrierEndpoint } from "./carriers";
-
-/** Handles one deliver_sm of a carrier; deliver_sm_resp carries what it returns (or ESME_RX_T_APPN when it throws). */
-export type DeliverSmHandler = (carrierId: string, pdu: DeliverSm) => Promise<number | void>;
 
 export interface CarrierBindsOptions {
   logger: Logger;

@@ -8,7 +8,11 @@ export type CarrierEndpoint = Pick<
   "id" | "host" | "port" | "systemId" | "password" | "systemType" | "useTls" | "receiverBinds"
 >;
 
-/** The enabled carriers, from the carriers table, with their passwords opened (sealed at rest). */
+/**
+ * The enabled carriers, from the carriers table, with their passwords opened (sealed at rest).
+ * A carrier in transceiver mode gets no receiver binds here: the dispatcher's transceiver binds
+ * take its receipts (docs/decisions.md#transceiver-binds).
+ */
 export async function loadEnabledCarriers(prisma: PrismaClient, box: SecretBox): Promise<CarrierEndpoint[]> {
   const rows = await prisma.carrier.findMany({
     where: { enabled: true },
@@ -23,11 +27,13 @@ export async function loadEnabledCarriers(prisma: PrismaClient, box: SecretBox):
       systemType: true,
       useTls: true,
       receiverBinds: true,
+      transceiverBinds: true,
     },
   });
   return rows.map((row) => {
-    const { passwordSealed: _sealed, ...carrier } = row;
-    return { ...carrier, password: openCarrierPassword(box, row) };
+    const { passwordSealed: _sealed, transceiverBinds, ...carrier } = row;
+    const receiverBinds = transceiverBinds > 0 ? 0 : carrier.receiverBinds;
+    return { ...carrier, receiverBinds, password: openCarrierPassword(box, row) };
   });
 }
 

@@ -1,14 +1,14 @@
 import type { Server } from "node:http";
 import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
-import { sweepUnmatched } from "@sms/receipts";
+import { createDeliverSmHandler, sweepUnmatched } from "@sms/receipts";
+import { InFlight } from "@sms/service-runtime";
 import { CarrierBinds } from "./carrier-binds";
 import { createSecretBox } from "@sms/secret-box";
 import { loadEnabledCarriers } from "./carriers";
 import type { DlrIngestConfig } from "./config";
-import { createDeliverSmHandler } from "./deliver-sm.handler";
 import { buildApp } from "./http/app";
-import { InFlight } from "./in-flight";
+import { INSTANCE_NAME } from "./instance";
 import { Metrics } from "./metrics";
 import { runPeriodically } from "./periodic";
 
@@ -43,7 +43,13 @@ export async function startDlrIngest(config: DlrIngestConfig, logger: Logger): P
   const metrics = new Metrics(() =>
     binds.summary().map(({ carrierId, binds: configured, bound }) => ({ carrierId, configured, bound })),
   );
-  const handleDeliverSm = createDeliverSmHandler({ pool, logger, metrics, isStopping: () => stopping });
+  const handleDeliverSm = createDeliverSmHandler({
+    pool,
+    logger,
+    metrics,
+    isStopping: () => stopping,
+    receivedBy: INSTANCE_NAME,
+  });
 
   const box = createSecretBox(config.SECRET_ENCRYPTION_KEY);
   const refreshCarriers = async () => binds.reconcile(await loadEnabledCarriers(database.prisma, box));

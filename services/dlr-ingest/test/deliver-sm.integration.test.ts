@@ -3,9 +3,14 @@ import pg from "pg";
 import { createLogger } from "@sms/logger";
 import { CommandStatus, EsmClass, formatReceiptText, type DeliverSm } from "@sms/smpp";
 import { createTestWorld, freePort, type TestWorld } from "@sms/testing";
-import { createDeliverSmHandler } from "../src/deliver-sm.handler";
+import { createDeliverSmHandler as createHandler, type DeliverSmDeps } from "@sms/receipts";
+import { INSTANCE_NAME } from "../src/instance";
 import { Metrics } from "../src/metrics";
 import { sampleValue } from "@sms/metrics";
+
+/** The shared handler as dlr-ingest runs it: stored under this process's name. */
+const createDeliverSmHandler = (deps: Omit<DeliverSmDeps, "receivedBy">) =>
+  createHandler({ ...deps, receivedBy: INSTANCE_NAME });
 
 let world: TestWorld;
 let pool: pg.Pool;

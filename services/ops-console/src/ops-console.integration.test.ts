@@ -1,4 +1,5 @@
 import http from "node:http";
+import { CarrierHealthStore, nextTransition } from "@sms/carrier-health";
 import { createLogger } from "@sms/logger";
 import { sampleValue } from "@sms/metrics";
 import { hashPassword } from "@sms/queue-board";
@@ -54,6 +55,45 @@ describe("ops-console (real Redis, BullMQ, HTTP)", () => {
     for (const wrong of [basic("ops", "wrong password"), basic("root", PASSWORD), "Bearer x", "Basic !!"]) {
       expect((await fetch(`${base}/api/queues`, { headers: { authorization: wrong } })).status).toBe(401);
     }
+  });
+
+  it("shows the carriers' health the dispatchers share: breaker, error rate, window use", async () => {
+    const store = new CarrierHealthStore(connection, { prefix: world.redisPrefix, windowMs: 30_000 });
+    const replica = { instance: "d1:1", outstanding: 7, window: 20, bound: 2, binds: 2 };
+    await store.sync("<acme>", { ok: 10, failed: 0 }, replica);
+    const report = await store.sync("bad-carrier", { ok: 2, failed: 18 }, replica);
+    const settings = { windowMs: 30_000, minSubmits: 20, failurePercent: 50, openMs: 30_000, probes: 5 };
+    await store.transition(
+      "bad-carrier",
+      report.record,
+      nextTransition(report.record, report.now, settings)!,
+    );
+
+    expect((await fetch(`${base}/carriers.json`)).status).toBe(401);
+    const headers = { authorization: basic("ops", PASSWORD) };
+    const json = (await (await fetch(`${base}/carriers.json`, { headers })).json()) as {
+      carriers: unknown[];
+    };
+    expect(json.carriers).toEqual([
+      expect.objectContaining({
+        carrier_id: "<acme>",
+        state: "closed",
+        error_rate: 0,
+        window_outstanding: 7,
+      }),
+      expect.objectContaining({
+        carrier_id: "bad-carrier",
+        state: "open",
+        error_rate: 0.9,
+        window_submits: 20,
+        trips: 1,
+      }),
+    ]);
+    const html = await (await fetch(`${base}/carriers`, { headers })).text();
+    expect(html).toContain("<td>&#60;acme&#62;</td>");
+    expect(html).toMatch(
+      /<tr class="open"><td>bad-carrier<\/td><td>open until [^<]+<\/td><td>90% of 20<\/td><td>7\/20<\/td>/,
+    );
   });
 
   it("serves Bull Board with the credential and lists every queue of the platform, read-only", async () => {

@@ -6,6 +6,7 @@ import { MetricsRegistry, QueueMetrics } from "@sms/metrics";
 import { basicAuth, queueBoardRouter } from "@sms/queue-board";
 import { openQueue, QUEUES } from "@sms/queues";
 import { createRedis } from "@sms/redis";
+import { carrierHealthRouter } from "./carrier-health.page";
 import type { OpsConsoleConfig } from "./config";
 
 export interface RunningOpsConsole {
@@ -18,6 +19,8 @@ export interface RunningOpsConsole {
 /** Bull Board over every queue of the platform, behind the operator credential, with health and queue-depth metrics. */
 export async function startOpsConsole(config: OpsConsoleConfig, logger: Logger): Promise<RunningOpsConsole> {
   const connection = createRedis(config.REDIS_URL, "queue");
+  // Reads that must fail fast when Redis is down (the queue connection waits for ever).
+  const commands = createRedis(config.REDIS_URL, "command");
   const context = { connection, prefix: config.REDIS_PREFIX };
   const queues = Object.values(QUEUES).map((name) => openQueue(context, name));
   const metrics = new MetricsRegistry();
@@ -37,6 +40,7 @@ export async function startOpsConsole(config: OpsConsoleConfig, logger: Logger):
       maxDelayMs: config.OPS_CONSOLE_AUTH_MAX_DELAY_MS,
     }),
   );
+  app.use(carrierHealthRouter(commands, config.REDIS_PREFIX));
   app.use(
     queueBoardRouter({
       queues,
@@ -67,6 +71,7 @@ export async function startOpsConsole(config: OpsConsoleConfig, logger: Logger):
     await Promise.all(queues.map((queue) => queue.close().catch(() => undefined)));
     // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
     connection.disconnect();
+    commands.disconnect();
     logger.info("ops-console stopped");
   };
   return { server, port, stop: () => (stopped ??= stop()) };

@@ -11,7 +11,7 @@ import { waitFor } from "@sms/testing";
 import { createHarness, type Harness } from "../test/harness";
 import { metricValue } from "@sms/metrics";
 
-// DESIGN §1 / docs/decisions.md (OTP): losing Redis loses no accepted OTP SMS. The sealed
+// docs/README.md#nothing-accepted-is-lost, docs/otp.md#the-sms: losing Redis loses no accepted OTP SMS. The sealed
 // text is in PostgreSQL, the scheduler's reconciler re-enqueues the queued message, the
 // dispatcher opens the text and the code arrives at the carrier and verifies.
 describe("an OTP SMS after a Redis flush (real PostgreSQL, Redis, scheduler, dispatcher, SMPP)", () => {

@@ -7,7 +7,7 @@ import { LOCK_QUEUED_MESSAGE, NOTHING_REACHED_CARRIER, UNSENDABLE_OTP_MESSAGES }
 /**
  * Why an OTP's SMS was failed, by the OTP's status. The codes are the ones the API
  * answers a verify of such an OTP with (@sms/errors), so a message log and a verify agree;
- * a replaced OTP is OTP_EXPIRED there too (docs/decisions.md, OTP).
+ * a replaced OTP is OTP_EXPIRED there too (docs/otp.md#verify).
  */
 const REASONS: Record<Exclude<OtpStatus, "pending">, { errorCode: string; errorMessage: string }> = {
   expired: { errorCode: "OTP_EXPIRED", errorMessage: "The OTP expired before its SMS reached a carrier." },

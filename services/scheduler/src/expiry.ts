@@ -13,7 +13,7 @@ export interface ExpiryOptions {
 }
 
 /**
- * The end of a message's life (DESIGN §12), every `intervalMs`:
+ * The end of a message's life (docs/messages.md#validity), every `intervalMs`:
  *
  * 1. validity: scheduled and queued messages whose validity ended fail EXPIRED, with their
  *    credits back unless a part already reached a carrier (a throttled account's messages

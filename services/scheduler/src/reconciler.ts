@@ -27,7 +27,7 @@ LIMIT $4`;
 
 /**
  * Accepted messages that are in no queue (Redis lost its data, a job was deleted)
- * are queued again, so losing Redis loses no message (DESIGN §1). Every tick:
+ * are queued again, so losing Redis loses no message (docs/README.md#nothing-accepted-is-lost). Every tick:
  *
  * 1. the dispatch outbox relay: rows older than its stale age are enqueued and deleted;
  * 2. messages `queued` for longer than `staleAfterMs` that no dispatch job holds (their

@@ -13,7 +13,7 @@ import { loadSchedulerConfig } from "../src/config";
 import { startScheduler } from "../src/service";
 
 /**
- * The end of a message's life (DESIGN §12) through the whole pipeline: acceptance → dispatcher
+ * The end of a message's life (docs/messages.md#validity) through the whole pipeline: acceptance → dispatcher
  * → carrier simulator over real SMPP → dlr-ingest; the scheduler's sweeps (validity, receipt
  * timeout) and event relay → webhook-delivery → the customer's endpoint. Validity and the
  * grace are seconds here instead of hours.

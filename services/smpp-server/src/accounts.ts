@@ -7,12 +7,14 @@ export interface BoundAccount {
   requestsPerSecond: number;
   dailyQuota: number;
   senderIds: ReadonlySet<string>;
+  /** Destination countries the account may send to; empty: all. */
+  allowedCountries: ReadonlySet<string>;
 }
 
 // Plain SQL, not the ORM: its query compiler spent ~100 ms of CPU per read of this shape,
 // a stall of the event loop that every submit in the window waited behind.
 const LOAD_ACCOUNT = `
-SELECT a.id, a.status, a.requests_per_second, a.daily_quota,
+SELECT a.id, a.status, a.requests_per_second, a.daily_quota, a.allowed_countries,
        COALESCE((SELECT array_agg(s.value) FROM sender_ids s WHERE s.account_id = a.id), '{}') AS sender_ids
 FROM accounts a WHERE a.id = $1`;
 
@@ -62,6 +64,7 @@ export class AccountDirectory {
           requestsPerSecond: row.requests_per_second,
           dailyQuota: row.daily_quota,
           senderIds: new Set(row.sender_ids as string[]),
+          allowedCountries: new Set(row.allowed_countries as string[]),
         }
       : null;
     this.cache.set(accountId, { account, expiresAt: startedAt + this.cacheSeconds * 1000 });

@@ -9,7 +9,7 @@ const SmppServerSettings = z.object({
   PORT: envInt(3060, 0, 65535),
   /** Address the health port and the SMPP listeners bind to. */
   HOST: z.string().default("0.0.0.0"),
-  /** SMPP port for customers (DESIGN §8); 0 picks a free one (tests). */
+  /** SMPP port for customers (docs/smpp.md#connecting); 0 picks a free one (tests). */
   SMPP_PORT: envInt(2775, 0, 65535),
   /** SMPP over TLS: its port, off unless SMPP_TLS_CERT_FILE and SMPP_TLS_KEY_FILE are set. */
   SMPP_TLS_PORT: envInt(3775, 0, 65535),
@@ -62,11 +62,11 @@ const SmppServerSettings = z.object({
   DLR_OUT_CONCURRENCY: envInt(100, 1, 1000),
   /** Acceptance transactions in flight at once (group commit; one account's serialize on its balance row anyway). */
   ACCEPT_CONCURRENT_FLUSHES: envInt(1, 1, 16),
-  /** Most segments one message may have (DESIGN §3). */
+  /** Most segments one message may have (docs/messages.md#segments-and-encoding). */
   MAX_SEGMENTS: envInt(10, 1, 255),
-  /** Credits charged per segment (DESIGN §4). */
+  /** Credits charged per segment (docs/messages.md#credits). */
   CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
-  /** Validity of a message that names none, in seconds (DESIGN §12: 48 h); from when it is due. */
+  /** Validity of a message that names none, in seconds (48 h: docs/messages.md#validity); from when it is due. */
   MESSAGE_VALIDITY_DEFAULT_SECONDS: envInt(172_800, 60, 259_200),
   /** Seconds an account's limits and sender ids are cached per process. */
   ACCOUNT_CACHE_SECONDS: envInt(5, 0, 3600),

@@ -69,7 +69,7 @@ describe("parseSubmit", () => {
     );
   });
 
-  describe("validity_period (DESIGN §12)", () => {
+  describe("validity_period (docs/messages.md#validity)", () => {
     const now = new Date("2026-11-22T10:00:00Z");
     const validUntil = (fields: Record<string, unknown>) => parseSubmit(pdu(fields), now).validUntil;
     const refusal = (fields: Record<string, unknown>) => {

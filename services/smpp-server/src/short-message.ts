@@ -1,4 +1,5 @@
 import { checkText, decodeShortMessage, parseUdh, UnsupportedDataCodingError } from "@sms/sms-encoding";
+import { CLIENT_REF_MAX_LENGTH } from "@sms/message-acceptance";
 import { CommandStatus, EsmClass, type Pdu } from "@sms/smpp";
 import { parseSmppTime } from "./smpp-time";
 
@@ -34,10 +35,12 @@ export interface ParsedSubmit {
   part?: PartInfo;
   /** schedule_delivery_time as ISO 8601 UTC, for the acceptance path to validate; null for now. */
   scheduledAt: string | null;
-  /** When validity_period ends (absolute, or relative to the submit); null for the default (DESIGN §12). */
+  /** When validity_period ends (absolute, or relative to the submit); null for the default (docs/messages.md#validity). */
   validUntil: Date | null;
   /** Dispatch class (docs/fairness.md): priority_flag 2 or 3 is high, 0 and 1 normal. */
   priority: "high" | "normal";
+  /** The customer's reference from our client_ref TLV (0x1400), as on REST; absent when not sent. */
+  clientRef?: string;
 }
 
 /** data_coding values whose text we decode (SMPP 3.4 §5.2.19). */
@@ -79,6 +82,7 @@ export function parseSubmit(pdu: Pdu, now: Date = new Date()): ParsedSubmit {
   } else if (pdu.sar_msg_ref_num !== undefined) {
     part = readSar(pdu);
   }
+  const clientRef = readClientRef(pdu.client_ref);
   const scheduled = parseSmppTime(String(pdu.schedule_delivery_time ?? ""), now);
   if (scheduled === undefined)
     throw new SubmitRefusal(CommandStatus.ESME_RINVSCHED, "schedule_delivery_time is not an SMPP time");
@@ -94,6 +98,7 @@ export function parseSubmit(pdu: Pdu, now: Date = new Date()): ParsedSubmit {
     dataCoding,
     octets,
     ...(part ? { part } : {}),
+    ...(clientRef === undefined ? {} : { clientRef }),
   };
 }
 
@@ -112,6 +117,29 @@ function readValidity(pdu: Pdu, now: Date, scheduled: Date | null): Date | null 
       "validity_period ends before the message could be sent",
     );
   return validUntil;
+}
+
+/**
+ * Our client_ref TLV (docs/decisions.md#client-ref-tlv): 1 to CLIENT_REF_MAX_LENGTH printable
+ * ASCII characters, a trailing NUL tolerated (some clients write C strings). Refused, never cut
+ * or re-encoded: a reference that came back different would match nothing on the customer's side.
+ */
+function readClientRef(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (!Buffer.isBuffer(value))
+    throw new SubmitRefusal(CommandStatus.ESME_RINVOPTPARAMVAL, "client_ref is unreadable");
+  const octets = value.at(-1) === 0 ? value.subarray(0, -1) : value;
+  if (octets.length === 0 || octets.length > CLIENT_REF_MAX_LENGTH)
+    throw new SubmitRefusal(
+      CommandStatus.ESME_RINVPARLEN,
+      `client_ref (TLV 0x1400) must be 1 to ${CLIENT_REF_MAX_LENGTH} characters; it has ${octets.length}`,
+    );
+  if (!octets.every((octet) => octet >= 0x20 && octet <= 0x7e))
+    throw new SubmitRefusal(
+      CommandStatus.ESME_RINVOPTPARAMVAL,
+      "client_ref (TLV 0x1400) must be printable ASCII (0x20-0x7E)",
+    );
+  return octets.toString("latin1");
 }
 
 function readSar(pdu: Pdu): PartInfo | undefined {

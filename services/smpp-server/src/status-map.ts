@@ -3,7 +3,7 @@ import { CommandStatus } from "@sms/smpp";
 
 /**
  * The SMPP command_status a submit_sm gets for each error the REST API would answer
- * (README "REST errors over SMPP" prints this table). Exhaustive by type: a new error
+ * (docs/smpp.md#status-codes prints this table). Exhaustive by type: a new error
  * code does not compile until it has its status here.
  */
 export const SMPP_STATUS_FOR_ERROR: Record<ErrorCode, number> = {
@@ -16,6 +16,7 @@ export const SMPP_STATUS_FOR_ERROR: Record<ErrorCode, number> = {
   UNAUTHORIZED: CommandStatus.ESME_RBINDFAIL,
   INSUFFICIENT_CREDITS: CommandStatus.ESME_RSUBMITFAIL,
   INVALID_SENDER: CommandStatus.ESME_RINVSRCADR,
+  COUNTRY_NOT_ALLOWED: CommandStatus.ESME_RINVDSTADR,
   FORBIDDEN: CommandStatus.ESME_RSUBMITFAIL,
   NOT_FOUND: CommandStatus.ESME_RINVMSGID,
   IDEMPOTENCY_CONFLICT: CommandStatus.ESME_RSUBMITFAIL,

@@ -23,7 +23,7 @@ export interface SubmitDeps {
 }
 
 /**
- * submit_sm → the REST acceptance path (DESIGN §8): rate limit (ESME_RTHROTTLED), sender
+ * submit_sm → the REST acceptance path (docs/smpp.md#submitting): rate limit (ESME_RTHROTTLED), sender
  * authorization, validation, the daily quota (counted by the acceptor), credits, persistence
  * and dispatch, then submit_sm_resp with our msg_ id. A part of a concatenated message is stored and acknowledged with
  * its own id; the part that completes the group has the whole text accepted as one message.
@@ -37,7 +37,12 @@ export function createSubmitHandler(deps: SubmitDeps) {
     record?: { registeredDelivery: number; sourceAddr: string; destinationAddr: string },
   ) {
     return acceptor.acceptOne(
-      { id: account.id, senderIds: account.senderIds, dailyQuota: account.dailyQuota },
+      {
+        id: account.id,
+        senderIds: account.senderIds,
+        dailyQuota: account.dailyQuota,
+        allowedCountries: account.allowedCountries,
+      },
       {
         to: submit.to,
         message: text,
@@ -45,6 +50,7 @@ export function createSubmitHandler(deps: SubmitDeps) {
         scheduledAt: submit.scheduledAt,
         validUntil: submit.validUntil,
         priority: submit.priority,
+        clientRef: submit.clientRef,
       },
       "smpp",
       record,

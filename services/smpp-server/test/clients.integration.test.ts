@@ -49,7 +49,7 @@ describe("the smpp package's own Session as the customer", () => {
         ),
       );
       expect(bind.command_status).toBe(0);
-      // Buffers and an explicit data_coding: the package's own text encoding guesses (NOTES-smpp).
+      // Buffers and an explicit data_coding: the package's own text encoding guesses (docs/smpp.md#the-smpp-package).
       const submitted = await new Promise<RawPdu>((resolve) =>
         session.submit_sm(
           {

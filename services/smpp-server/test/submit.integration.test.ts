@@ -98,6 +98,16 @@ describe("submit_sm through the acceptance path", () => {
     );
   });
 
+  it("refuses a destination outside the account's countries with ESME_RINVDSTADR", async () => {
+    const uk = await h.addCustomer({ credits: 100 });
+    await h.pool.query("UPDATE accounts SET allowed_countries = '{GB}' WHERE id = $1", [uk.accountId]);
+    const ukClient = await h.bind(uk, { bindType: "transmitter" });
+    const submit = (destination_addr: string) =>
+      ukClient.submit({ ...base, destination_addr, data_coding: 0, short_message: gsm("x") } as never);
+    expect((await submit("14155550100")).command_status).toBe(CommandStatus.ESME_RINVDSTADR);
+    expect((await submit("447400123456")).command_status).toBe(CommandStatus.ESME_ROK);
+  });
+
   it("answers each refusal of the acceptance path with its SMPP status (README table)", async () => {
     expect(await submitStatus({ source_addr: "NOTMINE", short_message: gsm("x") })).toBe(
       CommandStatus.ESME_RINVSRCADR,
@@ -236,7 +246,7 @@ describe("schedule_delivery_time", () => {
     const row = await h.message(relative);
     expect(row).toMatchObject({ status: "scheduled" });
     expect(Math.abs((row!.scheduled_at as Date).getTime() - (Date.now() + 86_400_000))).toBeLessThan(60_000);
-    // Past (2020) and beyond the 180 days DESIGN §3 allows (2099): the acceptance path's INVALID_SCHEDULE.
+    // Past (2020) and beyond the 180 days docs/messages.md#scheduling allows (2099): the acceptance path's INVALID_SCHEDULE.
     expect(await submitStatus({ short_message: gsm("x"), schedule_delivery_time: "200101000000000+" })).toBe(
       CommandStatus.ESME_RINVSCHED,
     );

@@ -2,7 +2,7 @@ import { encodeGsm7 } from "@sms/sms-encoding";
 import { CommandStatus, type SmppClient } from "@sms/smpp";
 import { startHarness, type Harness } from "./harness";
 
-/** An SMPP customer's validity_period (DESIGN §12), over a real bind to the smpp-server. */
+/** An SMPP customer's validity_period (docs/messages.md#validity), over a real bind to the smpp-server. */
 let h: Harness;
 let client: SmppClient;
 

@@ -6,7 +6,7 @@ import { DEFAULT_RETRY_SCHEDULE_MS } from "./schedule";
 const key = crypto.randomBytes(32).toString("base64");
 
 describe("webhook-delivery config", () => {
-  it("defaults to DESIGN §5: 15 s, the 10-attempt schedule, 5 days, no loopback, https only", () => {
+  it("defaults to docs/webhooks.md: 15 s, the 10-attempt schedule, 5 days, no loopback, https only", () => {
     const config = loadWebhookDeliveryConfig({ SECRET_ENCRYPTION_KEY: key });
     expect(config).toMatchObject({
       WEBHOOK_TIMEOUT_MS: 15_000,

@@ -19,15 +19,15 @@ const WebhookDeliverySettings = z.object({
   WEBHOOK_BATCH_MAX_MS: envInt(10_000, 100, 600_000),
   /** Deliveries in flight to one endpoint across every replica: a slow endpoint holds at most this many slots. */
   WEBHOOK_ENDPOINT_CONCURRENCY: envInt(20, 1, 1000),
-  /** One attempt's bound (DESIGN §5: 15 s). */
+  /** One attempt's bound (docs/webhooks.md#delivery-and-retries: 15 s). */
   WEBHOOK_TIMEOUT_MS: envInt(15_000, 100, 60_000),
   /** Waits before the 2nd, 3rd, … attempt, each ±20%; its length + 1 is the number of attempts. */
   WEBHOOK_RETRY_SCHEDULE_MS: msList(DEFAULT_RETRY_SCHEDULE_MS),
-  /** An endpoint failing without a success for this long is disabled (DESIGN §5: 5 days). */
+  /** An endpoint failing without a success for this long is disabled (docs/webhooks.md#disabling-and-replay: 5 days). */
   WEBHOOK_DISABLE_AFTER_MS: envInt(5 * 24 * 3600 * 1000, 1000, 365 * 24 * 3600 * 1000),
   /** Loopback targets (127.0.0.0/8, ::1): only for local use and tests. */
   WEBHOOK_ALLOW_LOOPBACK: envBoolean(false),
-  /** Plain http:// targets: only for local use and tests (DESIGN §5: https outside development). */
+  /** Plain http:// targets: only for local use and tests (docs/webhooks.md#the-endpoint: https elsewhere). */
   WEBHOOK_ALLOW_HTTP: envBoolean(false),
   /** A pending delivery this far past its time is queued again (its job was lost, e.g. a Redis flush). */
   WEBHOOK_RECONCILE_STALE_MS: envInt(300_000, 100, 86_400_000),

@@ -15,7 +15,7 @@ const MARK_HEALTHY = `UPDATE webhook_endpoints SET failing_since = NULL WHERE ac
 
 /**
  * Endpoint settings as the worker sees them (cached for `cacheMs`, loaded once for all
- * concurrent jobs of an account), and the failure bookkeeping of DESIGN §5: the start
+ * concurrent jobs of an account), and the failure bookkeeping of docs/webhooks.md#disabling-and-replay: the start
  * of a run of failures is written once, cleared by a success, and a run longer than
  * `disableAfterMs` disables the endpoint; a 410 disables it at once.
  */

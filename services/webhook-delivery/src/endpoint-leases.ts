@@ -39,7 +39,7 @@ type LeaseRedis = Redis & {
 };
 
 /**
- * Per-endpoint concurrency caps shared by every webhook-delivery replica (DESIGN §5:
+ * Per-endpoint concurrency caps shared by every webhook-delivery replica (docs/webhooks.md#delivery-and-retries:
  * one slow or dead endpoint never delays the others). A batch job takes its slots in one
  * script call and gives them back in one ZREM; `leaseMs` must exceed the longest a job
  * holds them (its batch bound plus one attempt's).

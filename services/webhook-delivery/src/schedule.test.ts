@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { DEFAULT_RETRY_SCHEDULE_MS, nextRetryDelay } from "./schedule";
 
 describe("retry schedule", () => {
-  it("is DESIGN §5's: 10 attempts over about three days", () => {
+  it("is the documented one: 10 attempts over about three days", () => {
     expect(DEFAULT_RETRY_SCHEDULE_MS).toHaveLength(9);
     const days = DEFAULT_RETRY_SCHEDULE_MS.reduce((a, b) => a + b, 0) / 86_400_000;
     expect(days).toBeGreaterThan(3);

@@ -1,4 +1,4 @@
-/** DESIGN §5: waits between attempts, 10 attempts over about three days. */
+/** docs/webhooks.md#delivery-and-retries: waits between attempts, 10 attempts over about three days. */
 export const DEFAULT_RETRY_SCHEDULE_MS = [
   5_000,
   5 * 60_000,

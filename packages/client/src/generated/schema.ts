@@ -231,6 +231,8 @@ export interface components {
     schemas: {
         Account: {
             account_id: string;
+            /** @description ISO 3166-1 alpha-2 codes of the destination countries this account may send to (COUNTRY_NOT_ALLOWED otherwise); null: every country */
+            allowed_countries: string[] | null;
             balance: number;
             limits: {
                 daily_quota: number;
@@ -661,6 +663,11 @@ export interface operations {
                      *       "sender_ids": [
                      *         "ACME"
                      *       ],
+                     *       "allowed_countries": [
+                     *         "GB",
+                     *         "IE",
+                     *         "US"
+                     *       ],
                      *       "webhook": {
                      *         "url": "https://hooks.acme.example/sms",
                      *         "enabled": true,
@@ -693,7 +700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -827,7 +834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -974,7 +981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1167,7 +1174,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1375,7 +1382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1643,7 +1650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1809,7 +1816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1992,7 +1999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2267,7 +2274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2503,7 +2510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: INVALID_SENDER, FORBIDDEN */
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -7,7 +7,7 @@ import { authOf } from "./auth";
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * Idempotency-Key on POSTs (DESIGN §3): the first request with a key claims it
+ * Idempotency-Key on POSTs (docs/api.md#idempotency): the first request with a key claims it
  * (insert-if-absent, so two concurrent requests can't both run); its response is
  * stored and replayed for the same key and body within the TTL. Another body under
  * the same key, or a request while the first still runs, gets 409. A 5xx is not

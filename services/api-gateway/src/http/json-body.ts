@@ -4,7 +4,7 @@ import { ApiError } from "@sms/errors";
 const UTF8 = /^utf-?8$/i;
 
 /**
- * Body handling of DESIGN §3: a POST with a body must say `Content-Type: application/json`
+ * Body handling of docs/api.md#conventions: a POST with a body must say `Content-Type: application/json`
  * in UTF-8 (else 415) and stay under the size limit (else 413). The parser is strict: a
  * body must be a JSON object or array, never a bare string or number.
  *

@@ -64,6 +64,8 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
         max_segments: limits.maxSegments,
       },
       sender_ids: account.senderIds.map((s) => s.value),
+      // null: every country (docs/decisions.md#geo-permissions).
+      allowed_countries: account.allowedCountries.length > 0 ? account.allowedCountries : null,
       webhook: account.webhook && {
         url: account.webhook.url,
         enabled: account.webhook.enabled,

@@ -11,8 +11,12 @@ export function otpRoutes(otp: OtpService, idempotent: RequestHandler): Router {
 
   router.post("/v1/otp/send", requirePermission("otp:send"), idempotent, async (req, res) => {
     const body = parseOrThrow(SendOtpRequest, req.body);
-    const { account, senderIds } = authOf(res);
-    const sent = await otp.send(account.id, body, { dailyQuota: account.dailyQuota, senderIds });
+    const { account, senderIds, allowedCountries } = authOf(res);
+    const sent = await otp.send(account.id, body, {
+      dailyQuota: account.dailyQuota,
+      senderIds,
+      allowedCountries,
+    });
     res.status(201).json(sent);
   });
 

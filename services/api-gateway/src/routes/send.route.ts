@@ -13,7 +13,12 @@ export function sendRoutes(acceptor: MessageAcceptor, idempotent: RequestHandler
     const body = parseOrThrow(SendSmsRequest, req.body);
     const auth = authOf(res);
     const message = await acceptor.acceptOne(
-      { id: auth.account.id, senderIds: auth.senderIds, dailyQuota: auth.account.dailyQuota },
+      {
+        id: auth.account.id,
+        senderIds: auth.senderIds,
+        dailyQuota: auth.account.dailyQuota,
+        allowedCountries: auth.allowedCountries,
+      },
       {
         to: body.to,
         message: body.message,
@@ -43,7 +48,12 @@ export function sendRoutes(acceptor: MessageAcceptor, idempotent: RequestHandler
     const body = parseOrThrow(BulkSmsRequest, req.body);
     const auth = authOf(res);
     const result = await acceptor.acceptBulk(
-      { id: auth.account.id, senderIds: auth.senderIds, dailyQuota: auth.account.dailyQuota },
+      {
+        id: auth.account.id,
+        senderIds: auth.senderIds,
+        dailyQuota: auth.account.dailyQuota,
+        allowedCountries: auth.allowedCountries,
+      },
       {
         senderId: body.sender_id,
         items: body.messages.map((item) => ({

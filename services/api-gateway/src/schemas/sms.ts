@@ -236,6 +236,10 @@ export const AccountView = z
       max_segments: z.number().int(),
     }),
     sender_ids: z.array(z.string()),
+    allowed_countries: z.array(z.string()).nullable().meta({
+      description:
+        "ISO 3166-1 alpha-2 codes of the destination countries this account may send to (COUNTRY_NOT_ALLOWED otherwise); null: every country",
+    }),
     webhook: AccountWebhook.nullable().meta({ description: "The webhook endpoint; null when none is set" }),
   })
   .meta({ id: "Account" });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MessageErrorCode, MessageStatus } from "./common";
 
-/** The body POSTed for a status change (README, "Webhooks: status events on your URL"): never the message text. */
+/** The body POSTed for a status change (docs/webhooks.md#payload): never the message text. */
 export const MessageStatusEvent = z
   .object({
     event: z.enum(["message.queued", "message.sent", "message.delivered", "message.failed"]),

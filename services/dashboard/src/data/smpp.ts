@@ -27,7 +27,7 @@ export async function loadSmppSettings(
   accountId: string,
   page: { after: string; size: number },
 ) {
-  const [credential, senders] = await Promise.all([
+  const [credential, senders, account] = await Promise.all([
     prisma.smppCredential.findUnique({
       where: { accountId },
       select: { systemId: true, maxBinds: true, failedAttempts: true, lockedUntil: true, createdAt: true },
@@ -37,10 +37,16 @@ export async function loadSmppSettings(
       orderBy: { value: "asc" },
       take: page.size + 1,
     }),
+    prisma.account.findUniqueOrThrow({ where: { id: accountId }, select: { allowedCountries: true } }),
   ]);
   const shown = senders.slice(0, page.size);
   const next = senders.length > page.size ? (shown[shown.length - 1]?.value ?? null) : null;
-  return { credential, senders: shown, nextSendersAfter: next };
+  return {
+    credential,
+    senders: shown,
+    nextSendersAfter: next,
+    allowedCountries: account.allowedCountries,
+  };
 }
 
 /** A new SMPP password for the account's own credential, through the code the CLI's `smpp reset` uses. */

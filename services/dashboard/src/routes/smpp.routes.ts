@@ -10,7 +10,7 @@ export function smppRoutes(deps: DashboardDeps): Router {
 
   async function render(res: Response, status: number, newPassword?: string, after = "") {
     const session = sessionOf(res);
-    const [{ credential, senders, nextSendersAfter }, openBinds] = await Promise.all([
+    const [{ credential, senders, nextSendersAfter, allowedCountries }, openBinds] = await Promise.all([
       loadSmppSettings(deps.db.prisma, session.accountId, { after, size: DEFAULT_PAGE_SIZE }),
       // The page still works while Redis is away; it says the count is unknown.
       countOpenBinds(deps.redis, deps.config.REDIS_PREFIX, session.accountId).catch(() => null),
@@ -25,6 +25,7 @@ export function smppRoutes(deps: DashboardDeps): Router {
         senders,
         nextSendersAfter,
         isFirstSendersPage: !after,
+        allowedCountries,
         newPassword,
       }),
     );

@@ -16,6 +16,8 @@ export function smppPage(options: {
   senders: { value: string; createdAt: Date }[];
   nextSendersAfter: string | null;
   isFirstSendersPage: boolean;
+  /** ISO 3166-1 alpha-2 codes; empty: every country. */
+  allowedCountries: string[];
   newPassword?: string;
 }) {
   const { session, credential } = options;
@@ -92,6 +94,22 @@ export function smppPage(options: {
               : ""
           }
         </nav>
+      </section>
+      <section class="card" aria-labelledby="countries-h">
+        <h2 id="countries-h">Destination countries</h2>
+        ${
+          options.allowedCountries.length === 0
+            ? html`<p>Your messages may go to every country.</p>`
+            : html`<p>
+                Your messages may go to
+                ${options.allowedCountries.map((code) => countryName(code)).join(", ")} only; others are
+                refused with <code>COUNTRY_NOT_ALLOWED</code>.
+              </p>`
+        }
+        <p class="hint">Set by our team; contact support to change it.</p>
       </section>`,
   });
 }
+
+const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
+const countryName = (code: string) => `${regionNames.of(code) ?? code} (${code})`;

@@ -1,6 +1,6 @@
 import { ApiError } from "@sms/errors";
 import { z } from "@sms/config";
-import { doneDateHasSeconds } from "../done-date";
+import { doneDateHasSeconds } from "@sms/receipts";
 import { parseReceiptDate, parseReceiptText, stateFromStat, type ReceiptState } from "@sms/smpp";
 
 /** The JSON form of an HTTP receipt; unknown fields are ignored (carriers add their own). */

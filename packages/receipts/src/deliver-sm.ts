@@ -1,19 +1,31 @@
 import type pg from "pg";
-import type { Logger } from "@sms/logger";
 import { Batcher } from "@sms/db";
-import { applyReceipts, type ReceiptInput, type ReceiptResult } from "@sms/receipts";
+import type { Logger } from "@sms/logger";
 import { CommandStatus, EsmClass, parseReceipt, parseReceiptDate, type DeliverSm } from "@sms/smpp";
-import type { DeliverSmHandler } from "./carrier-binds";
+import { applyReceipts, type ReceiptInput, type ReceiptResult } from "./apply-receipt";
 import { doneDateHasSeconds } from "./done-date";
-import { INSTANCE_NAME } from "./instance";
-import type { Metrics } from "./metrics";
+
+/** Handles one deliver_sm of a carrier; deliver_sm_resp carries what it returns (or ESME_RX_T_APPN when it throws). */
+export type DeliverSmHandler = (carrierId: string, pdu: DeliverSm) => Promise<number | void>;
+
+/**
+ * The counters a receipt intake reports (@sms/metrics ReceiptIngestMetrics has them), named
+ * structurally so this package needs no metrics registry of its own.
+ */
+export interface DeliverSmCounters {
+  deliverSm: { inc(labels: { kind: string; carrier_id: string }): void };
+  receiptsStored: { inc(labels: { source: string; outcome: string }): void };
+  receiptErrors: { inc(labels: { source: string }): void };
+}
 
 export interface DeliverSmDeps {
   pool: pg.Pool;
   logger: Logger;
-  metrics: Metrics;
+  metrics: DeliverSmCounters;
   /** True once shutdown began: receipts are handed back to the carrier. */
   isStopping: () => boolean;
+  /** The process that stores them (carrier_receipts.received_by), host:pid. */
+  receivedBy: string;
 }
 
 /**
@@ -22,9 +34,12 @@ export interface DeliverSmDeps {
  * (the SMPP client answers ESME_RX_T_APPN) when the database failed, so that the carrier
  * delivers it again later (SMPP 3.4 §5.1.3; receipts are at least once, duplicates are
  * ignored). A deliver_sm that is not a receipt (an MO message) is acknowledged and dropped.
+ * dlr-ingest runs it on receiver binds and the dispatcher on transceiver binds
+ * (docs/decisions.md#transceiver-binds): the same code, so a receipt is stored the same way
+ * whichever bind it came on.
  */
 export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
-  const { pool, logger, metrics } = deps;
+  const { pool, logger, metrics, receivedBy } = deps;
   // Group commit: receipts arriving together (a carrier's deliver_sm window) share one
   // transaction. One autocommit per receipt exhausted the pool under load and the
   // carrier's redeliveries made it worse.
@@ -59,7 +74,7 @@ export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
         doneAt: parseReceiptDate(receipt.doneDate),
         doneAtHasSeconds: doneDateHasSeconds(receipt.doneDate),
         raw: rawOf(pdu, receipt),
-        receivedBy: INSTANCE_NAME,
+        receivedBy,
       });
       metrics.receiptsStored.inc({ source: "smpp", outcome: result.outcome });
       logger.debug("receipt stored", {

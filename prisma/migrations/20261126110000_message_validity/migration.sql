@@ -1,4 +1,4 @@
--- validity_period (DESIGN §12): the instant a message's validity ends. Until then it may be
+-- validity_period (docs/messages.md#validity): the instant a message's validity ends. Until then it may be
 -- handed to a carrier (and the carrier gets what is left of it in submit_sm.validity_period);
 -- after it a message not yet with a carrier fails EXPIRED, and one `sent` whose receipts have
 -- not come by then plus RECEIPT_TIMEOUT_GRACE_SECONDS fails RECEIPT_TIMEOUT. NULL only on

@@ -1,0 +1,199 @@
+import type { RateLimiter } from "@sms/rate-limit";
+import type { SmsPart } from "@sms/sms-encoding";
+import { describeStatus, isOutcomeUnknown, NotBoundError, ResponseTimeoutError } from "@sms/smpp";
+import { receiptKeyForSubmit, type ReceiptIdForm } from "@sms/receipts";
+import type { CarrierRow } from "./carrier-pool";
+import type { Admission } from "./carrier-health";
+import { encodeForCarrier, type Gsm7Encoding } from "./carrier-encoding";
+import type { DispatchContext } from "./dispatch.processor";
+import { RetryLater } from "./retry-later";
+import { failMessage, markNotSent, type DispatchMessage } from "./segments.sql";
+import { classifySubmitStatus, healthResult } from "./submit-outcome";
+import { buildSubmitSm } from "./submit-pdu";
+
+/** A message's class in a carrier window's queue of submits (RequestWindow: weighted 6 : 3 : 1). */
+const WINDOW_CLASS = { high: 0, normal: 1, bulk: 2 } as const;
+
+type SegmentOutcome =
+  | { kind: "accepted" }
+  /** Not bound, or answering errors (throttled, temporary) past the retries, or its breaker opened: nothing accepted. */
+  | { kind: "carrier-trouble"; reason: string }
+  | { kind: "route-refused"; errorCode: string }
+  | { kind: "permanent"; errorCode: string; errorMessage: string }
+  /** Submitted with no answer: fate unknown, the message stays on this carrier. */
+  | { kind: "unknown"; reason: string }
+  | { kind: "no-longer-queued" };
+
+/**
+ * Submits the segments `seqs` on the first candidate that takes them all. Moves on to the next
+ * candidate only while no part of the message is with the current one (accepted, or fate
+ * unknown: docs/decisions.md#failover): when its breaker is open, when it is not bound, when it
+ * refuses the route (a destination refusal or a route-specific permanent error), or when it keeps
+ * answering throttled or temporary errors. A refusal no later carrier turned into an acceptance
+ * fails the message; carrier trouble everywhere has it retried later.
+ */
+export async function submitOnFirstCarrier(
+  ctx: DispatchContext,
+  candidates: CarrierRow[],
+  message: DispatchMessage,
+  parts: SmsPart[],
+  seqs: number[],
+  partlyAccepted: boolean,
+): Promise<"done" | "failed" | "skipped"> {
+  let refusal: { errorCode: string } | undefined;
+  const troubles: string[] = [];
+  for (const carrier of candidates) {
+    const admission = await ctx.health.admit(carrier.id);
+    if (!admission) {
+      troubles.push(`carrier ${carrier.id}'s breaker is open`);
+      continue;
+    }
+    let acceptedHere = partlyAccepted;
+    let moveOn = false;
+    for (const seq of seqs) {
+      const last = seq === seqs[seqs.length - 1];
+      const outcome = await submitSegment(ctx, carrier, admission, message, parts[seq - 1]!, seq, last);
+      if (outcome.kind === "accepted") {
+        acceptedHere = true;
+        continue;
+      }
+      // Failed or canceled since we read it (e.g. the OTP sweep): nothing more goes out.
+      if (outcome.kind === "no-longer-queued") return "skipped";
+      if (outcome.kind === "unknown") throw new RetryLater(outcome.reason);
+      const permanent =
+        outcome.kind === "permanent"
+          ? outcome
+          : acceptedHere && outcome.kind === "route-refused"
+            ? outcome
+            : null;
+      if (permanent) {
+        // Parts already with this carrier keep the rest here: no other route may take them.
+        const errorMessage =
+          "errorMessage" in permanent
+            ? permanent.errorMessage
+            : "The carrier of the other parts refused this one.";
+        await failMessage(ctx.pool, message.id, seq, permanent.errorCode, errorMessage);
+        return "failed";
+      }
+      if (acceptedHere) throw new RetryLater(`carrier ${carrier.id}: ${describe(outcome)}`);
+      // Nothing of this message is with this carrier: fail over to the next one.
+      if (outcome.kind === "route-refused") refusal = outcome;
+      else troubles.push(describe(outcome));
+      ctx.logger.info("failing over", {
+        message_id: message.id,
+        carrier: carrier.id,
+        reason: describe(outcome),
+      });
+      moveOn = true;
+      break;
+    }
+    if (!moveOn) return "done";
+  }
+  if (refusal) {
+    await failMessage(
+      ctx.pool,
+      message.id,
+      null,
+      refusal.errorCode,
+      "Every carrier on the route that could be tried refused the message.",
+    );
+    return "failed";
+  }
+  throw new RetryLater(troubles.join("; ") || "no carrier on the route is bound");
+}
+
+function describe(outcome: SegmentOutcome): string {
+  if (outcome.kind === "carrier-trouble") return outcome.reason;
+  return "errorCode" in outcome ? outcome.errorCode : outcome.kind;
+}
+
+async function submitSegment(
+  ctx: DispatchContext,
+  carrier: CarrierRow,
+  admission: Admission,
+  message: DispatchMessage,
+  part: SmsPart,
+  seq: number,
+  completesMessage: boolean,
+): Promise<SegmentOutcome> {
+  let errorAnswers = 0;
+  for (let notBound = 0; notBound < 3;) {
+    // An earlier segment's trouble may have opened it meanwhile; a probe goes on (it is the test).
+    if (admission.probe === null && ctx.health.state(carrier.id) === "open")
+      return { kind: "carrier-trouble", reason: `carrier ${carrier.id}'s breaker opened` };
+    const client = ctx.carriers.clientFor(carrier.id);
+    if (!client) return { kind: "carrier-trouble", reason: `carrier ${carrier.id} is not bound` };
+    await ctx.health.backoff.wait(carrier.id);
+    await waitForCapacity(ctx.limiter, `carrier:${carrier.id}`, carrier.submitsPerSecond);
+    // Refused once the message left queued: the mark and that check are one statement,
+    // under a share lock of the message row, so a sweep failing it cannot slip between.
+    if (!(await ctx.marks.add({ messageId: message.id, seq, carrierId: carrier.id })))
+      return { kind: "no-longer-queued" };
+    let status: number;
+    let carrierMessageId: string | undefined;
+    try {
+      const pdu = buildSubmitSm(message, encodeForCarrier(part, carrier.gsm7Encoding as Gsm7Encoding));
+      const response = await client.submit(pdu, WINDOW_CLASS[message.priority]);
+      status = response.command_status;
+      carrierMessageId = response.message_id;
+    } catch (error) {
+      if (error instanceof NotBoundError) {
+        notBound++;
+        await markNotSent(ctx.pool, message.id, seq);
+        continue;
+      }
+      // Timed out or the connection dropped with the submit on the wire: the segment stays
+      // 'submitting' and the retried job submits it again, to this carrier only (a possible
+      // duplicate, by design; never a copy on a second carrier).
+      if (isOutcomeUnknown(error)) {
+        ctx.health.record(admission, error instanceof ResponseTimeoutError ? "unanswered" : "lost");
+        return { kind: "unknown", reason: (error as Error).message };
+      }
+      throw error;
+    }
+    const verdict = classifySubmitStatus(status);
+    ctx.health.record(admission, healthResult(verdict));
+    if (verdict.kind === "accepted") {
+      // Accepted is accepted: without an id it is sent all the same; no receipt can match it,
+      // and the receipt timeout ends it (docs/messages.md#validity).
+      const id = carrierMessageId?.trim() || null;
+      if (!id) ctx.onAcceptedWithoutId?.(carrier.id);
+      await ctx.records.add({
+        messageId: message.id,
+        seq,
+        carrierId: carrier.id,
+        carrierMessageId: id,
+        receiptKey: id === null ? null : receiptKeyForSubmit(id, carrier.receiptIdForm as ReceiptIdForm),
+        completesMessage,
+      });
+      return { kind: "accepted" };
+    }
+    await markNotSent(ctx.pool, message.id, seq);
+    if (verdict.kind === "route-refused") return verdict;
+    if (verdict.kind === "permanent")
+      return { ...verdict, errorMessage: `The carrier refused the segment: ${describeStatus(status)}.` };
+    // Throttled or temporary: the carrier's back-off (every submit to it waits), then again here,
+    // unless this was a probe (its failure reopened the breaker) or the retries are used up.
+    errorAnswers++;
+    if (admission.probe !== null || errorAnswers > ctx.retryLimit)
+      return {
+        kind: "carrier-trouble",
+        reason: `carrier ${carrier.id} answered ${describeStatus(status)} ${errorAnswers} times`,
+      };
+  }
+  return { kind: "carrier-trouble", reason: `carrier ${carrier.id} is not bound` };
+}
+
+/** Waits until the shared per-second budget of `key` (all dispatcher replicas) has room. */
+async function waitForCapacity(limiter: RateLimiter, key: string, perSecond: number): Promise<void> {
+  for (;;) {
+    const decision = await limiter.check(key, { requestsPerSecond: perSecond });
+    if (decision.allowed) return;
+    const untilReset = decision.resetEpochSeconds * 1000 - Date.now();
+    await sleep(Math.max(5, Math.min(untilReset, 1000)) + Math.random() * 20);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,145 @@
+import os from "node:os";
+import type pg from "pg";
+import { createLogger } from "@sms/logger";
+import { sampleValue } from "@sms/metrics";
+import { BindError, CommandStatus, SmppClient, type BindType } from "@sms/smpp";
+import { waitFor } from "@sms/testing";
+import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
+import { startDlrIngest } from "../../dlr-ingest/src/service";
+import { startDispatchWorld, type DispatchWorld } from "./harness";
+
+/**
+ * Issue 18 item 1 over real SMPP: a carrier that knows only transceiver binds (Kannel's default,
+ * many aggregators) and sends each receipt on a bind it took a submit on. No dlr-ingest runs: the
+ * dispatcher's transceiver binds take the receipts and store them (docs/decisions.md#transceiver-binds).
+ */
+let w: DispatchWorld;
+const THIS_PROCESS = `${os.hostname()}:${process.pid}`;
+
+beforeAll(async () => {
+  w = await startDispatchWorld({
+    carriers: [{ id: "trx", transceiverBinds: 2 }],
+    simulatorSettings: { bindTypes: ["transceiver"], settings: { receiptDelayMs: 20 } },
+  });
+});
+
+afterAll(async () => {
+  await w?.stop();
+});
+
+const scrape = async () => (await fetch(`http://127.0.0.1:${w.dispatcher.port}/metrics`)).text();
+
+async function bindAs(bindType: BindType): Promise<unknown> {
+  const client = new SmppClient({
+    host: "127.0.0.1",
+    port: w.simulator.smppPort,
+    systemId: "platform",
+    password: "secret",
+    bindType,
+    reconnect: false,
+  });
+  try {
+    await client.connect(5000);
+    return undefined;
+  } catch (error) {
+    return error;
+  } finally {
+    await client.close();
+  }
+}
+
+describe("a transceiver-only carrier", () => {
+  it("refuses transmitter and receiver binds: the dispatcher's binds are transceivers", async () => {
+    for (const bindType of ["transmitter", "receiver"] as const) {
+      const error = await bindAs(bindType);
+      expect(error).toBeInstanceOf(BindError);
+      expect((error as BindError).status).toBe(CommandStatus.ESME_RBINDFAIL);
+    }
+    expect(w.simulator.stats().bindsRefusedForType).toBe(2);
+    const bound = w.simulator.stats().binds.filter((bind) => bind.state.startsWith("bound"));
+    expect(bound.map((bind) => bind.state)).toEqual(["bound_trx", "bound_trx"]);
+    expect(w.dispatcher.carriers.status().trx).toMatchObject({ bindType: "transceiver", bound: 2, total: 2 });
+    const text = await scrape();
+    const trx = { carrier_id: "trx", bind_type: "transceiver" };
+    expect(sampleValue(text, "sms_smpp_carrier_binds", { ...trx, state: "bound" })).toBe(2);
+    expect(sampleValue(text, "sms_smpp_window_capacity", { carrier_id: "trx" })).toBe(40);
+  });
+
+  it("takes the submit and gives the receipt back on a transceiver bind: sent → delivered or failed", async () => {
+    const plan = [
+      { to: "+14155551234", expect: "delivered" },
+      { to: "+14155555678", expect: "delivered" },
+      // The simulator's magic number for an UNDELIV receipt.
+      { to: "+14155550001", expect: "failed" },
+    ];
+    const sent = [];
+    for (const item of plan) sent.push({ ...item, id: (await w.send(item.to, `trx ${item.to}`)).id });
+    for (const message of sent)
+      expect(await w.waitForStatus(message.id, ["delivered", "failed"])).toBe(message.expect);
+    const { rows } = await w.db.pool.query<{ message_id: string; outcome: string; received_by: string }>(
+      "SELECT message_id, outcome::text, received_by FROM carrier_receipts WHERE message_id = ANY($1::text[])",
+      [sent.map((m) => m.id)],
+    );
+    // One receipt each, applied at once (never left unmatched), stored by this dispatcher.
+    expect(rows.map((r) => r.message_id).sort()).toEqual(sent.map((m) => m.id).sort());
+    expect(rows.every((r) => r.outcome === "applied" && r.received_by === THIS_PROCESS)).toBe(true);
+    const text = await scrape();
+    expect(sampleValue(text, "sms_dlr_deliver_sm_total", { kind: "receipt", carrier_id: "trx" })).toBe(3);
+    expect(sampleValue(text, "sms_dlr_receipts_total", { source: "smpp", outcome: "applied" })).toBe(3);
+  });
+
+  it("acknowledges a receipt only once it is stored: a blocked store leaves it unacknowledged, and nothing is lost", async () => {
+    const receiptsBefore = w.simulator.stats().receipts;
+    // Holds every write to carrier_receipts (reads go on) until the test commits.
+    const blocker: pg.PoolClient = await w.db.pool.connect();
+    await blocker.query("BEGIN");
+    await blocker.query("LOCK TABLE carrier_receipts IN EXCLUSIVE MODE");
+    let message: { id: string };
+    try {
+      message = await w.send("+14155552222", "held receipt");
+      // The receipt went out on a transceiver bind...
+      await waitFor(() => w.simulator.stats().receipts.sent > receiptsBefore.sent, {
+        what: "the receipt's deliver_sm",
+      });
+      // ...and stays unacknowledged while it cannot be stored (well past the 20 ms the rest takes).
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const held = w.simulator.stats().receipts;
+      expect(held.acknowledged).toBe(receiptsBefore.acknowledged);
+      expect(held.pending).toBeGreaterThanOrEqual(1);
+      const stored = await w.db.pool.query("SELECT 1 FROM carrier_receipts WHERE message_id = $1", [
+        message.id,
+      ]);
+      expect(stored.rowCount).toBe(0);
+    } finally {
+      await blocker.query("COMMIT");
+      blocker.release();
+    }
+    expect(await w.waitForStatus(message.id, ["delivered", "failed"])).toBe("delivered");
+    await waitFor(() => w.simulator.stats().receipts.acknowledged > receiptsBefore.acknowledged, {
+      what: "the receipt's acknowledgement",
+    });
+    expect(w.simulator.stats().receipts.pending).toBe(0);
+    const { rows } = await w.db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM carrier_receipts WHERE message_id = $1",
+      [message.id],
+    );
+    expect(rows[0]!.n).toBe(1);
+  });
+
+  it("gets no receiver binds from dlr-ingest: its receipts are the dispatcher's", async () => {
+    const refusedBefore = w.simulator.stats().bindsRefusedForType;
+    const dlr = await startDlrIngest(
+      loadDlrIngestConfig({ ...w.world.env, PORT: "0", HOST: "127.0.0.1", CARRIER_REFRESH_MS: "100" }),
+      createLogger("dlr-ingest-test", "error"),
+    );
+    try {
+      await dlr.refreshCarriers();
+      expect(dlr.binds.summary()).toEqual([{ carrierId: "trx", binds: 0, bound: 0 }]);
+      // A refused receiver bind would have been counted (and retried for ever).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(w.simulator.stats().bindsRefusedForType).toBe(refusedBefore);
+    } finally {
+      await dlr.stop();
+    }
+  });
+});
