@@ -119,6 +119,18 @@ it("a receipt that never comes: RECEIPT_TIMEOUT once validity and grace are over
   expect(w.simulator.messages({ to: "+14155550006" })[0]!.validityPeriod).toMatch(/^0000000000(01|02)000R$/);
 });
 
+it("a submit accepted without a message_id, which no receipt can match, ends RECEIPT_TIMEOUT too", async () => {
+  // …0011: ESME_ROK with an empty message_id.
+  const message = await send(w.accountId, "+14155550011", 1000);
+  const hook = await failedWebhook(message.id);
+  expect(hook.body.data).toMatchObject({ previous_status: "sent", error_code: "RECEIPT_TIMEOUT" });
+  const { rows } = await w.db.pool.query(
+    "SELECT carrier_message_id FROM message_segments WHERE message_id = $1",
+    [message.id],
+  );
+  expect(rows).toEqual([{ carrier_message_id: null }]);
+});
+
 it("a receipt after the timeout is recorded and ignored: the message stays failed, no webhook follows", async () => {
   w.simulator.update({ receiptDelayMs: 5000 });
   try {
