@@ -10,6 +10,7 @@ import { keyRoutes } from "./routes/keys.routes";
 import { messageRoutes } from "./routes/messages.routes";
 import { overviewRoutes } from "./routes/overview.routes";
 import { smppRoutes } from "./routes/smpp.routes";
+import { inboundRoutes } from "./routes/inbound.routes";
 import { webhookRoutes } from "./routes/webhook.routes";
 import { SCRIPT, STYLESHEET } from "./views/assets";
 import { errorPage } from "./views/errors.view";
@@ -111,6 +112,7 @@ export function buildApp(deps: DashboardDeps): express.Express {
 
   app.use(overviewRoutes(deps));
   app.use(messageRoutes(deps));
+  app.use(inboundRoutes(deps));
   app.use(keyRoutes(deps));
   app.use(webhookRoutes(deps));
   app.use(smppRoutes(deps));

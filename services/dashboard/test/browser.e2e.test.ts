@@ -61,6 +61,21 @@ beforeAll(async () => {
   await t.db.prisma.smppCredential.create({
     data: { systemId: "acme01", accountId: acme.accountId, passwordHash: await hashPassword("pw") },
   });
+  // An inbound number and a long Arabic message to it: the inbound page has a row to lay out.
+  await t.db.prisma.inboundNumber.create({ data: { number: "+14155550123", accountId: acme.accountId } });
+  await t.db.prisma.inboundMessage.create({
+    data: {
+      id: "in_01JD6Z8Q4G2M0F3T6S8V9W0X22",
+      accountId: acme.accountId,
+      carrierId: "sim",
+      from: "+447700900123",
+      to: "+14155550123",
+      text: "مرحبا، نعم سأحضر غدا في الساعة الثالثة. شكرا جزيلا على التذكير، وإلى اللقاء قريبا جدا!",
+      encoding: "UCS-2",
+      dataCoding: 8,
+      segments: 2,
+    },
+  });
   receiver = await startReceiver();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -230,6 +245,7 @@ it("meets WCAG AA text contrast on every page", async () => {
     "/messages",
     `/messages/${messageId}`,
     "/otps",
+    "/inbound",
     "/settings/api-keys",
     "/settings/webhook",
     "/settings/smpp",
@@ -285,6 +301,7 @@ it("fits 360 px: no page scrolls sideways", async () => {
     "/messages",
     `/messages/${messageId}`,
     "/otps",
+    "/inbound",
     "/settings/api-keys",
     "/settings/webhook",
     "/settings/smpp",

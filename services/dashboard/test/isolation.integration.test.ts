@@ -38,6 +38,8 @@ const traces = () => [
   seededB.systemId,
   seededB.phone,
   seededB.text,
+  seededB.inboundNumber,
+  seededB.inboundText,
   seededB.webhookUrl,
   seededB.webhookSecret,
   "key of b",
@@ -55,6 +57,7 @@ it("every page of A shows A's data and nothing of B's", async () => {
     "/messages",
     `/messages/${seededA.messageId}`,
     "/otps",
+    "/inbound",
     "/settings/api-keys",
     "/settings/webhook",
     "/settings/smpp",
@@ -76,6 +79,9 @@ it("every page of A shows A's data and nothing of B's", async () => {
   }
   expect((await client.get("/messages")).body).toContain(seededA.messageId);
   expect((await client.get("/otps")).body).toContain(seededA.otpId);
+  const inbound = (await client.get("/inbound")).body;
+  expect(inbound).toContain(seededA.inboundText);
+  expect(inbound).toContain(seededA.inboundNumber);
   expect((await client.get("/settings/api-keys")).body).toContain("key of a");
   expect((await client.get("/settings/smpp")).body).toContain("ALPHA");
   const reveal = await client.post("/settings/webhook/reveal", {}, await client.get("/settings/webhook"));

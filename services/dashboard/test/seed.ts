@@ -16,6 +16,8 @@ export interface SeededAccount {
   systemId: string;
   phone: string;
   text: string;
+  inboundNumber: string;
+  inboundText: string;
   webhookUrl: string;
   webhookSecret: string;
 }
@@ -130,6 +132,23 @@ export async function seedAccount(
     name: `key of ${tag}`,
     permissions: ["sms:send"],
   });
+  // An inbound number and a message to it.
+  const inboundNumber = `+1415555${String(crypto.randomInt(1000, 9999))}`;
+  const inboundText = `inbound words of ${tag}`;
+  await prisma.inboundNumber.create({ data: { number: inboundNumber, accountId } });
+  await prisma.inboundMessage.create({
+    data: {
+      id: newId("in"),
+      accountId,
+      carrierId: "car_seed",
+      from: phone,
+      to: inboundNumber,
+      text: inboundText,
+      encoding: "GSM-7",
+      dataCoding: 0,
+      segments: 1,
+    },
+  });
   const systemId = `sys${tag}`.slice(0, 15);
   await prisma.smppCredential.create({
     data: { systemId, accountId, passwordHash: await hashPassword("old-pw") },
@@ -144,6 +163,8 @@ export async function seedAccount(
     systemId,
     phone,
     text,
+    inboundNumber,
+    inboundText,
     webhookUrl,
     webhookSecret: secret!,
   };

@@ -3,12 +3,13 @@ import { ASSET_VERSION } from "./assets";
 import { csrfInput } from "./components";
 import { html, type Html } from "./html";
 
-export type Section = "overview" | "messages" | "otps" | "keys" | "webhook" | "smpp";
+export type Section = "overview" | "messages" | "otps" | "inbound" | "keys" | "webhook" | "smpp";
 
 const NAV: readonly (readonly [Section, string, string])[] = [
   ["overview", "/", "Overview"],
   ["messages", "/messages", "Messages"],
   ["otps", "/otps", "OTPs"],
+  ["inbound", "/inbound", "Inbound"],
   ["keys", "/settings/api-keys", "API keys"],
   ["webhook", "/settings/webhook", "Webhook"],
   ["smpp", "/settings/smpp", "SMPP & sender ids"],
