@@ -20,6 +20,7 @@ import { ServerMetrics } from "./metrics";
 import { createQueryHandler } from "./query.handler";
 import { RECEIPTS_CHANNEL } from "@sms/smpp-receipts";
 import { BINDS_CHANGED_CHANNEL, BindRevoker } from "./bind-revocations";
+import { InboundPump } from "./inbound-pump";
 import { ReceiptPump } from "./receipt-pump";
 import { SessionRegistry } from "./sessions";
 import { createSubmitHandler } from "./submit.handler";
@@ -74,6 +75,10 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
   const metrics = new ServerMetrics(() => registry.size);
   const accounts = new AccountDirectory(pool, config.ACCOUNT_CACHE_SECONDS);
   const pump = new ReceiptPump(pool, registry, metrics, logger, {
+    claimSize: 500,
+    retryMs: config.RECEIPT_RETRY_MS,
+  });
+  const inbound = new InboundPump(pool, registry, logger, {
     claimSize: 500,
     retryMs: config.RECEIPT_RETRY_MS,
   });
@@ -134,7 +139,10 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
         // submit_multi, data_sm, cancel_sm, replace_sm: not offered (README).
         return { status: CommandStatus.ESME_RINVCMDID };
       },
-      onReceiverBound: (accountId) => pump.kick(accountId),
+      onReceiverBound: (accountId) => {
+        pump.kick(accountId);
+        inbound.kick(accountId);
+      },
     },
     registry,
     metrics,
@@ -150,7 +158,11 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
   const notifications = listenForNotifications(
     config.DATABASE_URL,
     {
-      [RECEIPTS_CHANNEL]: (accountId) => pump.kick(accountId),
+      // Receipts and inbound messages share the channel: an account id wakes both.
+      [RECEIPTS_CHANNEL]: (accountId) => {
+        pump.kick(accountId);
+        inbound.kick(accountId);
+      },
       [BINDS_CHANGED_CHANNEL]: (accountId) => void revoker.review([accountId]).catch(reviewFailed),
     },
     {
@@ -184,6 +196,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
   let sweeping = false;
   const sweepTimer = setInterval(() => {
     pump.sweep();
+    inbound.sweep();
     if (sweeping) return;
     sweeping = true;
     failStaleParts(pool, config.CONCAT_TIMEOUT_MS)
@@ -223,7 +236,7 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
     clearInterval(reviewTimer);
     await within(listener.close());
     leases.stop();
-    await within(Promise.all([worker.close(), pump.stop(), notifications.stop()]));
+    await within(Promise.all([worker.close(), pump.stop(), inbound.stop(), notifications.stop()]));
     await within(acceptance.close());
     await within(producer.close());
     // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.

@@ -3,6 +3,7 @@ import { inTransaction } from "@sms/db";
 import { newId } from "@sms/ids";
 import { assembleText, type StoredPart } from "./assemble";
 import type { InboundFlag, InboundPiece } from "./read-pdu";
+import { queueForSmppBinds } from "./smpp-forward";
 
 /** An inbound message as stored (inbound_messages), handed to the hook. */
 export interface StoredInbound {
@@ -147,6 +148,7 @@ async function insertMessage(
        VALUES ($1, $2, $3, 'message.received', 1, $4)`,
       [newId("evt"), message.accountId, id, JSON.stringify(receivedPayload(message))],
     );
+    await queueForSmppBinds(client, message);
   }
   await onInbound?.(client, message);
   return message;
