@@ -1,4 +1,5 @@
 import { newId } from "@sms/ids";
+import { applyTransitions } from "./apply-transition";
 import { inTransaction, type Queryable } from "./queryable";
 
 export interface PromoteOptions {
@@ -23,13 +24,15 @@ UPDATE messages AS m SET status = 'queued', status_sequence = m.status_sequence 
 FROM due WHERE m.id = due.id AND m.status = 'scheduled'
 RETURNING m.id, m.account_id, m.status_sequence, m.to_number, m.sender_id, m.segment_count, m.batch_id, m.otp_id,
           m.client_ref,
-          m.priority::text AS priority`;
+          m.priority::text AS priority,
+          EXISTS (SELECT 1 FROM suppressions AS s WHERE s.account_id = m.account_id AND s.number = m.to_number)
+            AS opted_out`;
 
 // History, webhook outbox and dispatch outbox of every promoted message, set-based.
 const RECORD_PROMOTED = `
 WITH p AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[])
-    AS t(message_id, sequence, account_id, event_id, payload)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bool[])
+    AS t(message_id, sequence, account_id, event_id, payload, dispatch)
 ), events_in AS (
   INSERT INTO message_events (message_id, sequence, status, previous_status, occurred_at)
   SELECT message_id, sequence, 'queued', 'scheduled', now() FROM p
@@ -37,7 +40,7 @@ WITH p AS (
   INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
   SELECT event_id, account_id, message_id, 'message.queued', sequence, payload::jsonb FROM p
 )
-INSERT INTO dispatch_outbox (message_id) SELECT message_id FROM p ON CONFLICT DO NOTHING`;
+INSERT INTO dispatch_outbox (message_id) SELECT message_id FROM p WHERE dispatch ON CONFLICT DO NOTHING`;
 
 interface PromotedRow {
   id: string;
@@ -50,6 +53,7 @@ interface PromotedRow {
   otp_id: string | null;
   client_ref: string | null;
   priority: "high" | "normal" | "bulk";
+  opted_out: boolean;
 }
 
 /** A message that became queued: what its dispatch job needs. */
@@ -62,7 +66,8 @@ export interface PromotedMessage {
 /**
  * scheduled → queued for every due message (oldest `scheduled_at` first, at most
  * `limit`), with their history rows, `message.queued` events and dispatch_outbox rows,
- * in one transaction; returns the promoted messages for the caller to enqueue (and then
+ * in one transaction; a message whose number is on its account's suppression list by then
+ * fails instead (queued → failed RECIPIENT_OPTED_OUT, refunded, never dispatched). Returns the promoted messages for the caller to enqueue (and then
  * delete from dispatch_outbox, e.g. with DispatchOutbox.handOff). Safe to run on
  * several replicas at once: no message is promoted twice.
  *
@@ -106,8 +111,27 @@ export async function promoteDueScheduled(
             delivered_at: null,
           }),
         ),
+        rows.map((r) => !r.opted_out),
       ],
     });
-    return rows.map((r) => ({ messageId: r.id, accountId: r.account_id, priority: r.priority }));
+    // A number that opted out after the message was accepted: it fails here, with its
+    // credits back, instead of reaching the carrier (docs/decisions.md#opt-out).
+    const optedOut = rows.filter((r) => r.opted_out);
+    if (optedOut.length > 0) {
+      const at = new Date();
+      await applyTransitions(
+        client,
+        optedOut.map((r) => ({
+          messageId: r.id,
+          to: "failed" as const,
+          at,
+          errorCode: "RECIPIENT_OPTED_OUT",
+          errorMessage: "The recipient opted out (STOP) before the message was due.",
+        })),
+      );
+    }
+    return rows
+      .filter((r) => !r.opted_out)
+      .map((r) => ({ messageId: r.id, accountId: r.account_id, priority: r.priority }));
   });
 }
