@@ -20,6 +20,7 @@ import { docsRoutes } from "./routes/docs.route";
 import { messageRoutes } from "./routes/messages.route";
 import { otpRoutes } from "./routes/otp.route";
 import { sendRoutes } from "./routes/send.route";
+import { suppressionRoutes } from "./routes/suppressions.route";
 
 export interface GatewayDeps {
   config: Pick<
@@ -80,6 +81,7 @@ export function buildApp(deps: GatewayDeps): express.Express {
   app.use(otpRoutes(deps.otp, idempotent));
   app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));
   app.use(messageRoutes(deps.prisma, deps.pool, idempotent));
+  app.use(suppressionRoutes(deps.pool, idempotent));
   app.use(notFound);
   app.use(countQuotaRefusals(metrics));
   app.use(errorHandler(deps.logger));
