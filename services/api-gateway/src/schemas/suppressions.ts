@@ -4,7 +4,7 @@ import { text as safeText } from "./common";
 export const SuppressionSource = z.enum(["keyword", "api", "admin"]).meta({
   id: "SuppressionSource",
   description:
-    "keyword: the number replied STOP (or another STOP-family word); api: added with POST /v1/suppressions; admin: added by an operator",
+    "keyword: the number replied STOP (or another STOP-family word); api: added by the account (POST /v1/suppressions or the dashboard); admin: added by an operator",
 });
 
 export const SuppressionView = z
