@@ -110,12 +110,20 @@ export class MessageAcceptor {
     account: AcceptingAccount,
     request: {
       senderId: string;
-      items: ReadonlyArray<{ to: string; message: string; priority?: Priority; clientRef?: string }>;
+      items: ReadonlyArray<{
+        to: string;
+        message: string;
+        priority?: Priority;
+        clientRef?: string;
+        validityPeriod?: number;
+      }>;
       maxItems: number;
       /** The class of every item that names none; @defaultValue "bulk" */
       priority?: Priority;
       /** The reference of every item that names none. */
       clientRef?: string;
+      /** The validity (seconds) of every item that names none. */
+      validityPeriod?: number;
     },
   ): Promise<BulkResult> {
     if (request.items.length > request.maxItems) {
@@ -142,6 +150,7 @@ export class MessageAcceptor {
             senderId: request.senderId,
             priority: item.priority ?? request.priority,
             clientRef: item.clientRef ?? request.clientRef,
+            validityPeriod: item.validityPeriod ?? request.validityPeriod,
           },
           { source: "api", batchId, now, fieldPrefix: `messages[${index}].` },
           this.options,

@@ -71,10 +71,10 @@ batches_in AS (
 ), messages_in AS (
   INSERT INTO messages (id, account_id, batch_id, source, to_number, sender_id, body, encoding, segment_count,
                         credits_charged, status, status_sequence, scheduled_at, created_at, updated_at, otp_id, body_sealed,
-                        priority, client_ref)
+                        priority, client_ref, expires_at)
   SELECT id, account_id, batch_id, source::"MessageSource", to_number, sender_id, body, encoding::"MessageEncoding",
          segment_count, credits, status::"MessageStatus", 1, scheduled_at, created_at, created_at, otp_id, body_sealed,
-         priority::"MessagePriority", client_ref FROM m
+         priority::"MessagePriority", client_ref, expires_at FROM m
 ), o AS (
   SELECT * FROM unnest($29::text[], $30::text[], $31::text[], $32::text[], $33::int[], $34::text[], $35::int[],
                        $36::text[], $37::timestamptz[], $38::timestamptz[])
@@ -117,9 +117,9 @@ SELECT id FROM charged`;
 
 const MESSAGE_COLUMNS = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
     $8::text[], $9::int[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::bigint[], $27::text[],
-    $28::text[], $45::text[], $46::text[])
+    $28::text[], $45::text[], $46::text[], $47::timestamptz[])
   AS t(id, account_id, batch_id, source, to_number, sender_id, body, encoding, segment_count, credits, status,
-       scheduled_at, created_at, balance_after, otp_id, body_sealed, priority, client_ref)`;
+       scheduled_at, created_at, balance_after, otp_id, body_sealed, priority, client_ref, expires_at)`;
 
 // Inside a transaction that locked the balances (lockBalances) and decided each item:
 // $14 is each message's balance after its charge, $25/$26 each account's new balance.
@@ -155,7 +155,7 @@ WITH need AS (
 ), m AS (
   SELECT t.id, t.account_id, t.batch_id, t.source, t.to_number, t.sender_id, t.body, t.encoding, t.segment_count,
          t.credits, t.status, t.scheduled_at, t.created_at, c.balance + t.balance_after AS balance_after, t.otp_id,
-         t.body_sealed, t.priority, t.client_ref
+         t.body_sealed, t.priority, t.client_ref, t.expires_at
   FROM ${MESSAGE_COLUMNS} JOIN charged AS c ON c.id = t.account_id
 ), ${WRITE_ROWS}`;
 
@@ -261,6 +261,7 @@ function flushValues(
     queued.map((m) => m.createdAt),
     column((m) => m.priority),
     column((m) => m.clientRef ?? null),
+    column((m) => m.expiresAt),
   ];
 }
 

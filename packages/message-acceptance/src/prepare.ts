@@ -36,6 +36,10 @@ export interface MessageDraft {
   priority?: Priority;
   /** The customer's own reference (docs/decisions.md#client-ref), echoed in GET, lists and every webhook. */
   clientRef?: string | null;
+  /** Seconds the message stays valid from when it is due (REST validity_period, docs/messages.md#validity); @defaultValue the deployment's default */
+  validityPeriod?: number | null;
+  /** When its validity ends, given as an instant (SMPP validity_period, an OTP's expiry); capped at the longest validity. */
+  validUntil?: Date | null;
 }
 
 /** A message that passed validation and is ready to be charged and persisted. */
@@ -57,6 +61,8 @@ export interface PreparedMessage {
   credits: number;
   status: "queued" | "scheduled";
   scheduledAt: Date | null;
+  /** When its validity ends (docs/messages.md#validity): not with a carrier by then, it fails EXPIRED. */
+  expiresAt: Date;
   createdAt: Date;
 }
 
@@ -67,7 +73,14 @@ export interface PrepareOptions {
   creditsPerSegment: number;
   /** Counts accepted messages against the account's daily quota (the rate limiter). @defaultValue none */
   quota?: QuotaCounter;
+  /** Validity of a message that names none, in seconds (48 h: docs/messages.md#validity) @defaultValue 172800 */
+  defaultValiditySeconds?: number;
 }
+
+/** The shortest and longest validity_period a message may ask for, in seconds (docs/messages.md#validity). */
+export const VALIDITY_MIN_SECONDS = 60;
+export const VALIDITY_MAX_SECONDS = 259_200;
+export const DEFAULT_VALIDITY_SECONDS = 172_800;
 
 /**
  * The daily message quota, as @sms/rate-limit's limiter offers it: a check that counts
@@ -135,6 +148,7 @@ export function prepareMessage(
     );
   }
   const scheduledAt = parseSchedule(draft.scheduledAt, context.now);
+  const expiresAt = validityEnd(draft, scheduledAt ?? context.now, `${prefix}validity_period`, options);
   return {
     id: newId("msg"),
     accountId: account.id,
@@ -153,8 +167,33 @@ export function prepareMessage(
     credits: analysis.segments * options.creditsPerSegment,
     status: scheduledAt ? "scheduled" : "queued",
     scheduledAt,
+    expiresAt,
     createdAt: context.now,
   };
+}
+
+/**
+ * When a message's validity ends: `validity_period` seconds from when it is due (the
+ * deployment's default when absent), or the instant it was given (SMPP, OTP), never later
+ * than the longest validity from when it is due (carriers cap it too).
+ */
+function validityEnd(
+  draft: MessageDraft,
+  due: Date,
+  field: string,
+  options: Pick<PrepareOptions, "defaultValiditySeconds">,
+): Date {
+  const longest = due.getTime() + VALIDITY_MAX_SECONDS * 1000;
+  if (draft.validUntil) return new Date(Math.min(draft.validUntil.getTime(), longest));
+  const seconds = draft.validityPeriod ?? options.defaultValiditySeconds ?? DEFAULT_VALIDITY_SECONDS;
+  if (!Number.isInteger(seconds) || seconds < VALIDITY_MIN_SECONDS || seconds > VALIDITY_MAX_SECONDS) {
+    throw new ApiError(
+      "VALIDATION_ERROR",
+      `${field} must be a whole number of seconds from ${VALIDITY_MIN_SECONDS} to ${VALIDITY_MAX_SECONDS} (72 h).`,
+      { field },
+    );
+  }
+  return new Date(due.getTime() + seconds * 1000);
 }
 
 /** Most characters of a client_ref (docs/decisions.md#client-ref). */

@@ -14,5 +14,13 @@ export {
   type TransitionInput,
   type TransitionResult,
 } from "./apply-transition";
+export {
+  expireOverdue,
+  expiryReason,
+  timeOutReceipts,
+  OVERDUE_AWAITING,
+  OVERDUE_SENT,
+  type SweepResult,
+} from "./expiry";
 export { promoteDueScheduled, type PromoteOptions, type PromotedMessage } from "./promote-due";
 export type { Queryable } from "./queryable";

@@ -12,10 +12,12 @@ export interface PromoteOptions {
 // SKIP LOCKED: replicas running at once take disjoint rows, and a row that a cancel has
 // locked is left for the next tick instead of waited on. FOR NO KEY UPDATE re-checks the
 // WHERE clause on the newest row version, so a message canceled meanwhile is not taken.
+// A message whose validity has ended is never queued: the validity sweep fails it EXPIRED.
 const PROMOTE = `
 WITH due AS (
   SELECT id FROM messages
   WHERE status = 'scheduled' AND scheduled_at <= COALESCE($1::timestamptz, now())
+    AND (expires_at IS NULL OR expires_at > COALESCE($1::timestamptz, now()))
   ORDER BY scheduled_at
   LIMIT $2
   FOR NO KEY UPDATE SKIP LOCKED

@@ -13,6 +13,7 @@ import {
 const ALLOWED = new Set([
   "scheduled→queued",
   "scheduled→canceled",
+  "scheduled→failed",
   "queued→sent",
   "queued→delivered",
   "queued→failed",

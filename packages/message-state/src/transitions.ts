@@ -13,10 +13,12 @@ void _sameStatuses;
 /**
  * The allowed moves (docs/messages.md#transitions). `queued → delivered | failed` is there because a
  * receipt can be applied before the submit response is recorded (it must still apply);
- * nothing ever moves backwards, and terminal states have no way out.
+ * `scheduled → failed` because a message whose validity ended before it was due (or while
+ * the scheduler was behind) fails EXPIRED without ever being queued (docs/messages.md#validity). Nothing
+ * ever moves backwards, and terminal states have no way out.
  */
 const NEXT: Readonly<Record<MessageStatus, readonly MessageStatus[]>> = {
-  scheduled: ["queued", "canceled"],
+  scheduled: ["queued", "canceled", "failed"],
   queued: ["sent", "delivered", "failed"],
   sent: ["delivered", "failed"],
   delivered: [],

@@ -25,6 +25,10 @@ export class SchedulerLoopMetrics {
   readonly reconcileErrors: Counter;
   readonly reenqueued: Counter;
   readonly outboxRelayed: Counter;
+  readonly expired: Counter;
+  readonly expiryRefunds: Counter;
+  readonly receiptTimeouts: Counter;
+  readonly expiryErrors: Counter;
 
   constructor(metrics: MetricsRegistry) {
     this.promoted = counter(
@@ -49,6 +53,26 @@ export class SchedulerLoopMetrics {
       metrics,
       "sms_scheduler_outbox_relayed_total",
       "dispatch_outbox rows re-enqueued by the relay (their first hand-off to Redis did not happen)",
+    );
+    this.expired = counter(
+      metrics,
+      "sms_scheduler_expired_messages_total",
+      "Scheduled or queued messages failed EXPIRED by the validity sweep (their validity ended before they reached a carrier)",
+    );
+    this.expiryRefunds = counter(
+      metrics,
+      "sms_scheduler_expired_refunded_credits_total",
+      "Credits returned with messages failed EXPIRED by the validity sweep",
+    );
+    this.receiptTimeouts = counter(
+      metrics,
+      "sms_scheduler_receipt_timeouts_total",
+      "Sent messages failed RECEIPT_TIMEOUT (no final receipt within their validity plus the grace)",
+    );
+    this.expiryErrors = counter(
+      metrics,
+      "sms_scheduler_expiry_errors_total",
+      "Ticks of the validity and receipt-timeout sweeps that failed",
     );
   }
 }

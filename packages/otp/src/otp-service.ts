@@ -145,6 +145,8 @@ export class OtpService {
           storedBody: redactTemplate(template, length),
           sealedBody: sealOtpText(this.deps.box, otpId, text),
           otpId,
+          // A code is worth nothing once it expires: the SMS is valid as long as the code (docs/messages.md#validity).
+          validUntil: expiresAt,
         },
         {
           phone,

@@ -19,6 +19,7 @@ const ERR_BY_CODE: Record<string, string> = {
   DELETED: "004",
   NO_ROUTE: "005",
   INCOMPLETE: "006",
+  RECEIPT_TIMEOUT: "007",
 };
 const OTHER_ERR = "099";
 
@@ -34,6 +35,9 @@ export function receiptState(status: FinalStatus, errorCode: string | null): { s
     case "REJECTED":
     case "INCOMPLETE":
       return { stat: ReceiptStat.rejected, state: MessageState.REJECTED };
+    // The carrier took it and never said what became of it (docs/messages.md#validity): not a refusal.
+    case "RECEIPT_TIMEOUT":
+      return { stat: ReceiptStat.unknown, state: MessageState.UNKNOWN };
     default:
       // A refusal before acceptance (credits, sender) is a rejection; everything else did not reach the handset.
       return errorCode && !ERR_BY_CODE[errorCode] && !errorCode.startsWith("SMPP_")

@@ -17,6 +17,8 @@ const GatewaySettings = z.object({
   MAX_SEGMENTS: envInt(10, 1, 255),
   /** Credits charged per segment (docs/messages.md#credits). */
   CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
+  /** Validity of a message that names none, in seconds (48 h: docs/messages.md#validity); from when it is due. */
+  MESSAGE_VALIDITY_DEFAULT_SECONDS: envInt(172_800, 60, 259_200),
   /** Seconds an authenticated key (and its account's senders/limits) is cached; revocation takes effect within it. */
   AUTH_CACHE_SECONDS: envInt(5, 0, 300),
   /** Hours an Idempotency-Key is remembered (docs/api.md#idempotency: 24 h). */

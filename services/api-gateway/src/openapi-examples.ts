@@ -11,6 +11,7 @@ export const examples = {
     message: "Your order has shipped",
     sender_id: "ACME",
     client_ref: "order-4711",
+    validity_period: 3600,
   },
   sendSmsResponse: {
     message_id: MSG,
@@ -23,9 +24,11 @@ export const examples = {
     created_at: AT,
     priority: "normal",
     client_ref: "order-4711",
+    expires_at: "2030-01-31T10:30:00.000Z",
   },
   bulkRequest: {
     sender_id: "ACME",
+    validity_period: 86400,
     messages: [
       { to: "+14155550100", message: "Sale starts today", client_ref: "promo-7-alice" },
       { to: "12", message: "Sale starts today" },
@@ -68,6 +71,7 @@ export const examples = {
       batch_id: null,
       client_ref: "order-4711",
       scheduled_at: null,
+      expires_at: "2030-01-31T10:30:00.000Z",
       created_at: AT,
       updated_at: "2030-01-31T09:30:02.000Z",
       sent_at: "2030-01-31T09:30:01.000Z",
@@ -109,6 +113,7 @@ export const examples = {
       ...this.message,
       status: "canceled",
       scheduled_at: "2030-02-01T08:00:00.000Z",
+      expires_at: "2030-02-03T08:00:00.000Z",
       sent_at: null,
       delivered_at: null,
       canceled_at: AT,

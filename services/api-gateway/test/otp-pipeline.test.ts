@@ -1,4 +1,5 @@
 import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
+import { createSmsClient } from "@sms/client";
 import { loadDispatcherConfig } from "@sms/dispatcher/src/config";
 import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher/src/dispatcher";
 import { newId } from "@sms/ids";
@@ -76,6 +77,18 @@ async function call(method: string, path: string, body?: unknown) {
   return response;
 }
 
+/** The typed client, as a customer calls us; every answer is kept for the search for codes at the end. */
+const client = () =>
+  createSmsClient({
+    baseUrl: gw.url,
+    apiKey: acme.key,
+    fetch: async (request) => {
+      const response = await fetch(request);
+      responses.push(await response.clone().text(), JSON.stringify([...response.headers]));
+      return response;
+    },
+  });
+
 /** Sends an OTP and reads its code off the simulator, found by the template's marker. */
 async function sendAndReceive(phone: string, marker: string, extra: Record<string, unknown> = {}) {
   const sent = await call("POST", "/v1/otp/send", {
@@ -100,18 +113,19 @@ const wrong = (code: string) => String((Number(code) + 1) % 1e8).padStart(8, "0"
 
 it("delivers the code over SMPP and verifies it once; the message log shows the OTP verified and the SMS sent", async () => {
   const { otpId, messageId, code } = await sendAndReceive("+14155552671", "happy");
-  const ok = await verify(otpId, code);
-  expect(ok.status).toBe(200);
-  expect(ok.body).toEqual({ otp_id: otpId, verified: true, status: "verified", attempts_remaining: 4 });
-  expectError(await verify(otpId, code), 409, "OTP_ALREADY_VERIFIED");
-  expect((await call("GET", `/v1/otp/${otpId}`)).body).toMatchObject({
-    status: "verified",
-    verified_at: expect.any(String),
+  // Through the typed client, as a customer would.
+  const ok = await client().verifyOtp({ otp_id: otpId, code });
+  expect(ok).toEqual({ otp_id: otpId, verified: true, status: "verified", attempts_remaining: 4 });
+  await expect(client().verifyOtp({ otp_id: otpId, code })).rejects.toMatchObject({
+    name: "SmsApiError",
+    status: 409,
+    code: "OTP_ALREADY_VERIFIED",
   });
+  expect(await client().getOtp(otpId)).toMatchObject({ status: "verified", verified_at: expect.any(String) });
   const message = await waitFor(
     async () => {
-      const m = await call("GET", `/v1/sms/${messageId}`);
-      return m.body.status === "sent" ? m.body : undefined;
+      const m = await client().getMessage(messageId);
+      return m.status === "sent" ? m : undefined;
     },
     { what: "the OTP's SMS sent" },
   );

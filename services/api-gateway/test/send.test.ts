@@ -31,7 +31,10 @@ describe("POST /v1/sms/send", () => {
       created_at: expect.any(String),
       priority: "normal",
       client_ref: null,
+      expires_at: expect.any(String),
     });
+    // The default validity, 48 h (docs/messages.md#validity), from acceptance.
+    expect(Date.parse(response.body.expires_at) - Date.parse(response.body.created_at)).toBe(172_800_000);
     for (const header of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "x-request-id"])
       expect(response.headers.get(header)).toBeTruthy();
     const id = response.body.message_id as string;

@@ -9,6 +9,7 @@ const message = (n: number, to = "+447700900123"): ReceivedMessage => ({
   dataCoding: 0,
   esmClass: 0,
   registeredDelivery: 1,
+  validityPeriod: "",
   text: `m${n}`,
   rawHex: "",
   segment: undefined,

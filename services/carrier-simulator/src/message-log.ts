@@ -15,6 +15,8 @@ export interface ReceivedMessage {
   dataCoding: number;
   esmClass: number;
   registeredDelivery: number;
+  /** validity_period as received (SMPP time, absolute or relative); "" when none was given. */
+  validityPeriod: string;
   /** Text decoded per data_coding (0 GSM-7, 1 ASCII, 3 Latin-1, 8 UCS-2); absent for other codings. */
   text: string | undefined;
   /** short_message (or message_payload) as received, UDH included, hex. */

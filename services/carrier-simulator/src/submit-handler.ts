@@ -181,6 +181,7 @@ function recordOf(pdu: Pdu, systemId: string, settings: RuntimeSettings): Receiv
     dataCoding,
     esmClass,
     registeredDelivery: Number(pdu.registered_delivery ?? 0),
+    validityPeriod: String(pdu.validity_period ?? ""),
     text: decoded.text,
     rawHex: raw.toString("hex"),
     segment: decoded.segment,

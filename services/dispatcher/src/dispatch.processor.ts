@@ -8,6 +8,7 @@ import type { CarrierPool } from "./carrier-pool";
 import type { CarrierHealth } from "./carrier-health";
 import { canCarry, type Gsm7Encoding } from "./carrier-encoding";
 import type { Batcher } from "@sms/db";
+import { expiryReason } from "@sms/message-state";
 import {
   failMessage,
   failUnanswered,
@@ -54,6 +55,13 @@ export async function dispatchMessage(
   message: LoadedMessage,
 ): Promise<"sent" | "failed" | "skipped"> {
   if (message.status !== "queued") return "skipped";
+  // Its validity ended while it waited (throttled, deferred, retried): it must not go out now.
+  // Credits come back unless a part is already with a carrier (docs/messages.md#validity).
+  if (message.expired) {
+    const reason = expiryReason(message.otpId);
+    await failMessage(ctx.pool, message.id, null, reason.errorCode, reason.errorMessage);
+    return "failed";
+  }
   // An OTP message stores a redacted body; the text to send is sealed beside it.
   const text = message.otpId
     ? message.bodySealed && openOtpText(ctx.box, message.otpId, message.bodySealed)

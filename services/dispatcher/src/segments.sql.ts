@@ -17,6 +17,10 @@ export interface DispatchMessage {
   segmentCount: number;
   messagesPerSecond: number;
   priority: Priority;
+  /** When its validity ends (docs/messages.md#validity); null for a message older than validity. */
+  expiresAt: Date | null;
+  /** True when its validity had ended at the load, by the database's clock (the sweeps'). */
+  expired: boolean;
 }
 
 export interface SegmentRow {
@@ -38,6 +42,7 @@ export async function loadMessages(pool: pg.Pool, ids: string[]): Promise<Array<
   const { rows } = await pool.query({
     name: "dispatch-load-messages",
     text: `SELECT m.id, m.account_id, m.to_number, m.sender_id, m.body, m.body_sealed, m.otp_id, m.status, m.segment_count, m.priority::text AS priority, a.messages_per_second,
+                  m.expires_at, COALESCE(m.expires_at <= now(), false) AS expired,
                   COALESCE((SELECT json_agg(json_build_object('seq', s.seq, 'status', s.status, 'carrierId', s.carrier_id, 'unanswered', s.unanswered_submits) ORDER BY s.seq)
                             FROM message_segments s WHERE s.message_id = m.id), '[]') AS segments
            FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = ANY($1::text[])`,
@@ -59,6 +64,8 @@ export async function loadMessages(pool: pg.Pool, ids: string[]): Promise<Array<
         segmentCount: row.segment_count,
         messagesPerSecond: row.messages_per_second,
         priority: row.priority,
+        expiresAt: row.expires_at,
+        expired: row.expired,
       },
     ]),
   );
@@ -78,10 +85,12 @@ export interface SubmittingMark {
  * rows are share-locked in the same statement, so a concurrent change of status (the
  * OTP sweep failing an expired code's SMS takes the row FOR UPDATE) either commits first
  * and the mark is refused, or waits until the segment reads 'submitting' and then leaves
- * the message alone. `submittedBy` names this process on the segment row. A segment still
- * 'submitting' was last submitted with no answer (a response timeout, a lost connection, a
- * crash): its unanswered_submits counts it, persisted across jobs, reconciler cycles and
- * restarts (dispatchMessage stops at SEGMENT_MAX_UNANSWERED_SUBMITS).
+ * the message alone. Nor once its validity has ended, by the database's clock: nothing goes
+ * out after that, and the validity sweep fails it EXPIRED (docs/messages.md#validity).
+ * `submittedBy` names this process on the segment row. A segment still 'submitting' was last
+ * submitted with no answer (a response timeout, a lost connection, a crash): its
+ * unanswered_submits counts it, persisted across jobs, reconciler cycles and restarts
+ * (dispatchMessage stops at SEGMENT_MAX_UNANSWERED_SUBMITS).
  */
 export async function markSubmitting(
   pool: pg.Pool,
@@ -93,7 +102,8 @@ export async function markSubmitting(
     text: `WITH t AS (
              SELECT DISTINCT * FROM unnest($1::text[], $2::int[], $3::text[]) AS t(message_id, seq, carrier_id)
            ), queued AS (
-             SELECT id FROM messages WHERE id IN (SELECT message_id FROM t) AND status = 'queued' ORDER BY id FOR SHARE
+             SELECT id FROM messages WHERE id IN (SELECT message_id FROM t) AND status = 'queued'
+               AND (expires_at IS NULL OR expires_at > now()) ORDER BY id FOR SHARE
            )
            INSERT INTO message_segments (message_id, seq, status, attempts, carrier_id, submitted_by, submit_started_at)
            SELECT t.message_id, t.seq, 'submitting', 1, t.carrier_id, $4, now() FROM t JOIN queued ON queued.id = t.message_id

@@ -31,8 +31,31 @@ export function sourceAddress(
   return { source_addr: senderId, source_addr_ton: TON.ALPHANUMERIC, source_addr_npi: NPI.UNKNOWN };
 }
 
-/** One submit_sm per part, with our own encoding: data_coding is always explicit (docs/smpp.md#the-smpp-package). */
-export function buildSubmitSm(message: { to: string; senderId: string }, part: SmsPart): SubmitSm {
+/**
+ * SMPP 3.4 §7.1.1.2 relative time `YYMMDDhhmmss000R` for what is left until `end` (at least a
+ * second): relative, so a carrier whose clock is off still keeps the message as long as we would.
+ */
+export function relativeValidity(end: Date, now: number = Date.now()): string {
+  let seconds = Math.max(1, Math.ceil((end.getTime() - now) / 1000));
+  const fields = [0, 0, 0, 0, 0, 0];
+  // Years and months stay 0: a validity is at most 72 h (docs/messages.md#validity), so days
+  // never exceed 99.
+  [86_400, 3600, 60, 1].forEach((unit, i) => {
+    fields[i + 2] = Math.min(99, Math.floor(seconds / unit));
+    seconds -= fields[i + 2]! * unit;
+  });
+  return `${fields.map((n) => String(n).padStart(2, "0")).join("")}000R`;
+}
+
+/**
+ * One submit_sm per part, with our own encoding: data_coding is always explicit
+ * (docs/smpp.md#the-smpp-package). The carrier gets what is left of the message's validity
+ * (docs/messages.md#validity).
+ */
+export function buildSubmitSm(
+  message: { to: string; senderId: string; expiresAt?: Date | null },
+  part: SmsPart,
+): SubmitSm {
   return {
     ...sourceAddress(message.senderId),
     destination_addr: message.to.replace(/^\+/, ""),
@@ -42,5 +65,6 @@ export function buildSubmitSm(message: { to: string; senderId: string }, part: S
     registered_delivery: FINAL_RECEIPT,
     data_coding: part.dataCoding,
     short_message: part.shortMessage,
+    ...(message.expiresAt ? { validity_period: relativeValidity(message.expiresAt) } : {}),
   };
 }

@@ -18,6 +18,14 @@ const SchedulerSettings = z.object({
   RECONCILE_BATCH_SIZE: envInt(1000, 1, 10_000),
   /** Most stale queued messages re-enqueued per tick; the next tick continues where this one stopped. */
   RECONCILE_MAX_PER_TICK: envInt(10_000, 1, 1_000_000),
+  /** Milliseconds between passes of the validity and receipt-timeout sweeps (docs/messages.md#validity); a message fails within about this long after its time. */
+  EXPIRY_INTERVAL_MS: envInt(1000, 50, 3_600_000),
+  /** Messages failed per transaction by each sweep; a tick repeats while a batch comes back full. */
+  EXPIRY_BATCH_SIZE: envInt(1000, 1, 10_000),
+  /** Most messages each sweep fails per tick; the next tick continues. */
+  EXPIRY_MAX_PER_TICK: envInt(20_000, 1, 1_000_000),
+  /** Seconds after its validity ends that a sent message without final receipts fails RECEIPT_TIMEOUT (1 h: docs/messages.md#validity). */
+  RECEIPT_TIMEOUT_GRACE_SECONDS: envInt(3600, 0, 30 * 86_400),
   /** Age in ms after which a dispatch_outbox row is re-enqueued by the relay. */
   OUTBOX_STALE_AFTER_MS: envInt(10_000, 100, 3_600_000),
   /** Milliseconds a hand-off to Redis may take before a tick gives up and leaves it to the relay. */

@@ -8,6 +8,7 @@ import { createRedis } from "@sms/redis";
 import type { SchedulerConfig } from "./config";
 import { settlesWithin } from "@sms/service-runtime";
 import { SchedulerMetrics } from "./metrics";
+import { startExpirySweeps } from "./expiry";
 import { startReconciler } from "./reconciler";
 import { startPromotion } from "./scheduler";
 
@@ -65,6 +66,12 @@ export async function startScheduler(config: SchedulerConfig, logger: Logger): P
     maxPerTick: config.RECONCILE_MAX_PER_TICK,
     pingRedis: () => redis.ping(),
   });
+  const expiry = startExpirySweeps(database.pool, metrics, logger, {
+    intervalMs: config.EXPIRY_INTERVAL_MS,
+    batchSize: config.EXPIRY_BATCH_SIZE,
+    maxPerTick: config.EXPIRY_MAX_PER_TICK,
+    receiptGraceSeconds: config.RECEIPT_TIMEOUT_GRACE_SECONDS,
+  });
   const eventRelay = startOutboxRelay({
     pool: database.pool,
     producers: eventProducers,
@@ -80,7 +87,12 @@ export async function startScheduler(config: SchedulerConfig, logger: Logger): P
     shuttingDown = true;
     const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
     const left = () => Math.max(0, deadline - Date.now());
-    if (!(await settlesWithin(Promise.all([promotion.stop(), reconciler.stop(), eventRelay.stop()]), left())))
+    if (
+      !(await settlesWithin(
+        Promise.all([promotion.stop(), reconciler.stop(), expiry.stop(), eventRelay.stop()]),
+        left(),
+      ))
+    )
       logger.warn("a tick did not finish within the shutdown bound; its work is left to the outbox relay");
     if (!(await settlesWithin(outbox.stop(), left())))
       logger.warn("hand-offs did not finish within the shutdown bound; dispatch_outbox keeps them");

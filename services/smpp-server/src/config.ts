@@ -66,6 +66,8 @@ const SmppServerSettings = z.object({
   MAX_SEGMENTS: envInt(10, 1, 255),
   /** Credits charged per segment (docs/messages.md#credits). */
   CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
+  /** Validity of a message that names none, in seconds (48 h: docs/messages.md#validity); from when it is due. */
+  MESSAGE_VALIDITY_DEFAULT_SECONDS: envInt(172_800, 60, 259_200),
   /** Seconds an account's limits and sender ids are cached per process. */
   ACCOUNT_CACHE_SECONDS: envInt(5, 0, 3600),
   /** Age in ms after which a dispatch_outbox row is re-enqueued by this process's relay. */

@@ -69,6 +69,59 @@ describe("parseSubmit", () => {
     );
   });
 
+  describe("validity_period (docs/messages.md#validity)", () => {
+    const now = new Date("2026-11-22T10:00:00Z");
+    const validUntil = (fields: Record<string, unknown>) => parseSubmit(pdu(fields), now).validUntil;
+    const refusal = (fields: Record<string, unknown>) => {
+      try {
+        parseSubmit(pdu(fields), now);
+      } catch (error) {
+        return error instanceof SubmitRefusal ? error.status : error;
+      }
+      return CommandStatus.ESME_ROK;
+    };
+
+    it("is null when absent or empty: the deployment's default applies", () => {
+      expect(validUntil({})).toBeNull();
+      expect(validUntil({ validity_period: "" })).toBeNull();
+    });
+
+    it("reads the absolute form, with its offset from UTC", () => {
+      expect(validUntil({ validity_period: "261122120000000+" })).toEqual(new Date("2026-11-22T12:00:00Z"));
+      // 12:00 local, 8 quarter hours (2 h) behind UTC: 14:00 UTC.
+      expect(validUntil({ validity_period: "261122120000008-" })).toEqual(new Date("2026-11-22T14:00:00Z"));
+      // 11:00 local, 4 quarter hours (1 h) ahead of UTC: 10:00 UTC, which is now: over already.
+      expect(refusal({ validity_period: "261122110000004+" })).toBe(CommandStatus.ESME_RINVEXPIRY);
+    });
+
+    it("reads the relative form from the submit", () => {
+      expect(validUntil({ validity_period: "000000000010000R" })).toEqual(new Date("2026-11-22T10:00:10Z"));
+      expect(validUntil({ validity_period: "000002013000000R" })).toEqual(new Date("2026-11-24T11:30:00Z"));
+    });
+
+    it("counts a relative validity from the submit, not from schedule_delivery_time", () => {
+      const parsed = parseSubmit(
+        pdu({ schedule_delivery_time: "000000010000000R", validity_period: "000000020000000R" }),
+        now,
+      );
+      expect(parsed.scheduledAt).toBe("2026-11-22T11:00:00.000Z");
+      expect(parsed.validUntil).toEqual(new Date("2026-11-22T12:00:00Z"));
+    });
+
+    it("refuses a malformed one, one already over and one over before the message is due with ESME_RINVEXPIRY", () => {
+      for (const bad of ["2611221200", "261322120000000+", "26112212000000XR", "000000000010000Q"])
+        expect(refusal({ validity_period: bad })).toBe(CommandStatus.ESME_RINVEXPIRY);
+      expect(refusal({ validity_period: "261122095959000+" })).toBe(CommandStatus.ESME_RINVEXPIRY);
+      expect(refusal({ validity_period: "000000000000000R" })).toBe(CommandStatus.ESME_RINVEXPIRY);
+      expect(
+        refusal({ schedule_delivery_time: "261122120000000+", validity_period: "261122113000000+" }),
+      ).toBe(CommandStatus.ESME_RINVEXPIRY);
+      expect(
+        refusal({ schedule_delivery_time: "261122120000000+", validity_period: "261122123000000+" }),
+      ).toBe(CommandStatus.ESME_ROK);
+    });
+  });
+
   it.each([
     ["GSM-7 octets 0x80 and 0xFF", [0x6f, 0x6b, 0x80, 0xff], 0x00],
     ["a lone trailing GSM-7 escape", [0x6f, 0x6b, 0x1b], 0x00],

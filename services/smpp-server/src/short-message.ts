@@ -35,6 +35,8 @@ export interface ParsedSubmit {
   part?: PartInfo;
   /** schedule_delivery_time as ISO 8601 UTC, for the acceptance path to validate; null for now. */
   scheduledAt: string | null;
+  /** When validity_period ends (absolute, or relative to the submit); null for the default (docs/messages.md#validity). */
+  validUntil: Date | null;
   /** Dispatch class (docs/fairness.md): priority_flag 2 or 3 is high, 0 and 1 normal. */
   priority: "high" | "normal";
   /** The customer's reference from our client_ref TLV (0x1400), as on REST; absent when not sent. */
@@ -47,7 +49,7 @@ const DECODABLE = new Set([0x00, 0x01, 0x03, 0x08]);
 const TON_INTERNATIONAL = 1;
 
 /** Reads a submit_sm's addresses, text octets and concatenation; throws SubmitRefusal. */
-export function parseSubmit(pdu: Pdu): ParsedSubmit {
+export function parseSubmit(pdu: Pdu, now: Date = new Date()): ParsedSubmit {
   const sourceAddr = String(pdu.source_addr ?? "");
   const destinationAddr = String(pdu.destination_addr ?? "");
   if (!destinationAddr) throw new SubmitRefusal(CommandStatus.ESME_RINVDSTADR, "destination_addr is empty");
@@ -81,13 +83,14 @@ export function parseSubmit(pdu: Pdu): ParsedSubmit {
     part = readSar(pdu);
   }
   const clientRef = readClientRef(pdu.client_ref);
-  const scheduled = parseSmppTime(String(pdu.schedule_delivery_time ?? ""));
+  const scheduled = parseSmppTime(String(pdu.schedule_delivery_time ?? ""), now);
   if (scheduled === undefined)
     throw new SubmitRefusal(CommandStatus.ESME_RINVSCHED, "schedule_delivery_time is not an SMPP time");
   return {
     sourceAddr,
     destinationAddr,
     scheduledAt: scheduled ? scheduled.toISOString() : null,
+    validUntil: readValidity(pdu, now, scheduled),
     // SMPP 3.4 §5.2.14: 0–3, higher is more urgent; 2 and 3 are what carriers call urgent and emergency.
     priority: Number(pdu.priority_flag ?? 0) >= 2 ? "high" : "normal",
     to: toE164(destinationAddr, Number(pdu.dest_addr_ton ?? 0)),
@@ -97,6 +100,23 @@ export function parseSubmit(pdu: Pdu): ParsedSubmit {
     ...(part ? { part } : {}),
     ...(clientRef === undefined ? {} : { clientRef }),
   };
+}
+
+/**
+ * validity_period (SMPP 3.4 §5.2.16, §7.1): absolute, or relative to the submit (the SMSC's
+ * "now", as the specification says, also for a scheduled message). One that is malformed, over
+ * already, or over before the message is due can never be delivered: ESME_RINVEXPIRY.
+ */
+function readValidity(pdu: Pdu, now: Date, scheduled: Date | null): Date | null {
+  const validUntil = parseSmppTime(String(pdu.validity_period ?? ""), now);
+  if (validUntil === undefined)
+    throw new SubmitRefusal(CommandStatus.ESME_RINVEXPIRY, "validity_period is not an SMPP time");
+  if (validUntil && validUntil.getTime() <= Math.max(now.getTime(), scheduled?.getTime() ?? 0))
+    throw new SubmitRefusal(
+      CommandStatus.ESME_RINVEXPIRY,
+      "validity_period ends before the message could be sent",
+    );
+  return validUntil;
 }
 
 /**

@@ -48,6 +48,7 @@ export function createSubmitHandler(deps: SubmitDeps) {
         message: text,
         senderId: submit.sourceAddr,
         scheduledAt: submit.scheduledAt,
+        validUntil: submit.validUntil,
         priority: submit.priority,
         clientRef: submit.clientRef,
       },

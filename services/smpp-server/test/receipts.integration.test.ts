@@ -56,6 +56,7 @@ describe("receipts as deliver_sm", () => {
     ["failed", "UNDELIVERABLE", "UNDELIV", "001", MessageState.UNDELIVERABLE],
     ["failed", "REJECTED", "REJECTD", "002", MessageState.REJECTED],
     ["failed", "EXPIRED", "EXPIRED", "003", MessageState.EXPIRED],
+    ["failed", "RECEIPT_TIMEOUT", "UNKNOWN", "007", MessageState.UNKNOWN],
     ["canceled", null, "DELETED", "099", MessageState.DELETED],
   ] as const)(
     "a message %s (%s) gives one receipt stat:%s err:%s",

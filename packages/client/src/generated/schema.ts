@@ -333,6 +333,11 @@ export interface components {
                 message: string;
                 priority?: components["schemas"]["Priority"];
                 to: string;
+                /**
+                 * @description Seconds the message may wait for a carrier, from when it is due (60 to 259,200 = 72 h; default 48 h). Not with a carrier by then, it fails with error_code EXPIRED and its credits come back; the carrier is given what is left of it. A message sent whose final receipt has not come by then plus a grace (1 h) fails RECEIPT_TIMEOUT.
+                 * @example 3600
+                 */
+                validity_period?: number;
             }[];
             /**
              * @description Dispatch class of every item that names none; default bulk
@@ -344,6 +349,11 @@ export interface components {
              * @example ACME
              */
             sender_id: string;
+            /**
+             * @description The validity_period (seconds) of every item that names none; default 48 h
+             * @example 3600
+             */
+            validity_period?: number;
         };
         BulkSmsResponse: {
             accepted: number;
@@ -394,8 +404,10 @@ export interface components {
             credits: number;
             delivered_at: string | null;
             encoding: components["schemas"]["Encoding"];
-            error_code: string | null;
+            error_code: components["schemas"]["MessageErrorCode"];
             error_message: string | null;
+            /** @description When its validity ends (see validity_period); null for messages older than validity */
+            expires_at: string | null;
             failed_at: string | null;
             message: string;
             message_id: string;
@@ -416,6 +428,11 @@ export interface components {
             to: string;
             updated_at: string;
         };
+        /**
+         * @description Why the message failed; null unless it did. EXPIRED: its validity_period ended before it reached a carrier (its credits come back), or the carrier's receipt says it expired there. RECEIPT_TIMEOUT: sent, but no final delivery receipt came within its validity plus the grace (1 h by default); no credits back. From receipts: UNDELIVERABLE, REJECTED, DELETED. From dispatch: NO_ROUTE, CARRIER_TIMEOUT, ENCODING_UNSUPPORTED, SMPP_ESME_… (the carrier refused it). For an OTP's SMS: OTP_EXPIRED, OTP_MAX_ATTEMPTS, OTP_ALREADY_VERIFIED.
+         * @example RECEIPT_TIMEOUT
+         */
+        MessageErrorCode: string | null;
         MessageList: {
             data: components["schemas"]["Message"][];
             next_cursor: string | null;
@@ -445,7 +462,7 @@ export interface components {
                 /** @description Your own reference for the message, as sent; null when none */
                 client_ref: string | null;
                 delivered_at: string | null;
-                error_code: string | null;
+                error_code: components["schemas"]["MessageErrorCode"];
                 error_message: string | null;
                 otp_id: string | null;
                 previous_status: components["schemas"]["MessageStatus"] | null;
@@ -474,8 +491,10 @@ export interface components {
             credits: number;
             delivered_at: string | null;
             encoding: components["schemas"]["Encoding"];
-            error_code: string | null;
+            error_code: components["schemas"]["MessageErrorCode"];
             error_message: string | null;
+            /** @description When its validity ends (see validity_period); null for messages older than validity */
+            expires_at: string | null;
             failed_at: string | null;
             history: components["schemas"]["StatusChange"][];
             message: string;
@@ -593,11 +612,18 @@ export interface components {
              * @example +14155550100
              */
             to: string;
+            /**
+             * @description Seconds the message may wait for a carrier, from when it is due (60 to 259,200 = 72 h; default 48 h). Not with a carrier by then, it fails with error_code EXPIRED and its credits come back; the carrier is given what is left of it. A message sent whose final receipt has not come by then plus a grace (1 h) fails RECEIPT_TIMEOUT.
+             * @example 3600
+             */
+            validity_period?: number;
         };
         SendSmsResponse: {
             client_ref: string | null;
             created_at: string;
             encoding: components["schemas"]["Encoding"];
+            /** @description When its validity ends (ISO 8601): see validity_period */
+            expires_at: string;
             message_id: string;
             priority: components["schemas"]["Priority"];
             scheduled_at: string | null;
@@ -609,7 +635,7 @@ export interface components {
         };
         StatusChange: {
             at: string;
-            error_code: string | null;
+            error_code: components["schemas"]["MessageErrorCode"];
             previous_status: components["schemas"]["MessageStatus"] | null;
             sequence: number;
             status: components["schemas"]["MessageStatus"];
@@ -1654,6 +1680,7 @@ export interface operations {
                      *           "batch_id": null,
                      *           "client_ref": "order-4711",
                      *           "scheduled_at": null,
+                     *           "expires_at": "2030-01-31T10:30:00.000Z",
                      *           "created_at": "2030-01-31T09:30:00.000Z",
                      *           "updated_at": "2030-01-31T09:30:02.000Z",
                      *           "sent_at": "2030-01-31T09:30:01.000Z",
@@ -1818,6 +1845,7 @@ export interface operations {
                      *       "batch_id": null,
                      *       "client_ref": "order-4711",
                      *       "scheduled_at": null,
+                     *       "expires_at": "2030-01-31T10:30:00.000Z",
                      *       "created_at": "2030-01-31T09:30:00.000Z",
                      *       "updated_at": "2030-01-31T09:30:02.000Z",
                      *       "sent_at": "2030-01-31T09:30:01.000Z",
@@ -2004,6 +2032,7 @@ export interface operations {
                      *       "batch_id": null,
                      *       "client_ref": "order-4711",
                      *       "scheduled_at": "2030-02-01T08:00:00.000Z",
+                     *       "expires_at": "2030-02-03T08:00:00.000Z",
                      *       "created_at": "2030-01-31T09:30:00.000Z",
                      *       "updated_at": "2030-01-31T09:30:00.000Z",
                      *       "sent_at": null,
@@ -2220,6 +2249,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "sender_id": "ACME",
+                 *       "validity_period": 86400,
                  *       "messages": [
                  *         {
                  *           "to": "+14155550100",
@@ -2478,7 +2508,8 @@ export interface operations {
                  *       "to": "+14155550100",
                  *       "message": "Your order has shipped",
                  *       "sender_id": "ACME",
-                 *       "client_ref": "order-4711"
+                 *       "client_ref": "order-4711",
+                 *       "validity_period": 3600
                  *     }
                  */
                 "application/json": components["schemas"]["SendSmsRequest"];
@@ -2502,7 +2533,8 @@ export interface operations {
                      *       "scheduled_at": null,
                      *       "created_at": "2030-01-31T09:30:00.000Z",
                      *       "priority": "normal",
-                     *       "client_ref": "order-4711"
+                     *       "client_ref": "order-4711",
+                     *       "expires_at": "2030-01-31T10:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SendSmsResponse"];

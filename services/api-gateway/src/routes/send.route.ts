@@ -26,6 +26,7 @@ export function sendRoutes(acceptor: MessageAcceptor, idempotent: RequestHandler
         scheduledAt: body.scheduled_at,
         priority: body.priority,
         clientRef: body.client_ref,
+        validityPeriod: body.validity_period,
       },
     );
     res.status(202).json({
@@ -39,6 +40,7 @@ export function sendRoutes(acceptor: MessageAcceptor, idempotent: RequestHandler
       created_at: message.createdAt.toISOString(),
       priority: message.priority,
       client_ref: message.clientRef ?? null,
+      expires_at: message.expiresAt.toISOString(),
     });
   });
 
@@ -54,10 +56,15 @@ export function sendRoutes(acceptor: MessageAcceptor, idempotent: RequestHandler
       },
       {
         senderId: body.sender_id,
-        items: body.messages.map((item) => ({ ...item, clientRef: item.client_ref })),
+        items: body.messages.map((item) => ({
+          ...item,
+          clientRef: item.client_ref,
+          validityPeriod: item.validity_period,
+        })),
         maxItems: auth.account.maxBatchSize,
         priority: body.priority,
         clientRef: body.client_ref,
+        validityPeriod: body.validity_period,
       },
     );
     res.status(202).json({

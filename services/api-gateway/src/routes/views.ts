@@ -19,6 +19,7 @@ export function toMessageView(message: Message & { otp?: Pick<Otp, "id" | "statu
     batch_id: message.batchId,
     client_ref: message.clientRef,
     scheduled_at: iso(message.scheduledAt),
+    expires_at: iso(message.expiresAt),
     created_at: message.createdAt.toISOString(),
     updated_at: message.updatedAt.toISOString(),
     sent_at: iso(message.sentAt),

@@ -15,6 +15,13 @@ export const ErrorResponse = z
 export const MessageStatus = z
   .enum(["scheduled", "queued", "sent", "delivered", "failed", "canceled"])
   .meta({ id: "MessageStatus" });
+/** Why a message failed (docs/decisions.md, "Error codes of failed messages"); null unless it did. */
+export const MessageErrorCode = z.string().nullable().meta({
+  id: "MessageErrorCode",
+  description:
+    "Why the message failed; null unless it did. EXPIRED: its validity_period ended before it reached a carrier (its credits come back), or the carrier's receipt says it expired there. RECEIPT_TIMEOUT: sent, but no final delivery receipt came within its validity plus the grace (1 h by default); no credits back. From receipts: UNDELIVERABLE, REJECTED, DELETED. From dispatch: NO_ROUTE, CARRIER_TIMEOUT, ENCODING_UNSUPPORTED, SMPP_ESME_… (the carrier refused it). For an OTP's SMS: OTP_EXPIRED, OTP_MAX_ATTEMPTS, OTP_ALREADY_VERIFIED.",
+  example: "RECEIPT_TIMEOUT",
+});
 export const Encoding = z.enum(["GSM-7", "UCS-2"]).meta({ id: "Encoding" });
 
 export const MessageIdParam = z.object({

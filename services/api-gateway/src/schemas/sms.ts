@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { WEBHOOK_EVENT_TYPES } from "@sms/webhook-events";
-import { Encoding, MessageStatus, text as safeText } from "./common";
+import { Encoding, MessageErrorCode, MessageStatus, text as safeText } from "./common";
 
 const phone = safeText()
   .max(32)
@@ -22,6 +22,12 @@ const clientRef = safeText().min(1).max(128).meta({
   example: "order-4711",
 });
 
+const validityPeriod = z.number().int().min(60).max(259_200).meta({
+  description:
+    "Seconds the message may wait for a carrier, from when it is due (60 to 259,200 = 72 h; default 48 h). Not with a carrier by then, it fails with error_code EXPIRED and its credits come back; the carrier is given what is left of it. A message sent whose final receipt has not come by then plus a grace (1 h) fails RECEIPT_TIMEOUT.",
+  example: 3600,
+});
+
 export const SendSmsRequest = z
   .strictObject({
     to: phone,
@@ -33,6 +39,7 @@ export const SendSmsRequest = z
     }),
     priority: Priority.optional().meta({ description: "Dispatch class; default normal" }),
     client_ref: clientRef.optional(),
+    validity_period: validityPeriod.optional(),
   })
   .meta({ id: "SendSmsRequest" });
 export type SendSmsRequest = z.infer<typeof SendSmsRequest>;
@@ -49,6 +56,7 @@ export const SendSmsResponse = z
     created_at: z.string(),
     priority: Priority,
     client_ref: z.string().nullable(),
+    expires_at: z.string().meta({ description: "When its validity ends (ISO 8601): see validity_period" }),
   })
   .meta({ id: "SendSmsResponse" });
 
@@ -59,6 +67,9 @@ export const BulkSmsRequest = z
       description: "Dispatch class of every item that names none; default bulk",
     }),
     client_ref: clientRef.optional().meta({ description: "The client_ref of every item that names none" }),
+    validity_period: validityPeriod
+      .optional()
+      .meta({ description: "The validity_period (seconds) of every item that names none; default 48 h" }),
     messages: z
       .array(
         z.strictObject({
@@ -66,6 +77,7 @@ export const BulkSmsRequest = z
           message: text,
           priority: Priority.optional(),
           client_ref: clientRef.optional(),
+          validity_period: validityPeriod.optional(),
         }),
       )
       .min(1)
@@ -105,7 +117,7 @@ export const StatusChange = z
     previous_status: z.union([MessageStatus, z.null()]),
     sequence: z.number().int(),
     at: z.string(),
-    error_code: z.string().nullable(),
+    error_code: MessageErrorCode,
   })
   .meta({ id: "StatusChange" });
 
@@ -124,13 +136,16 @@ export const MessageView = z
     batch_id: z.string().nullable(),
     client_ref: z.string().nullable().meta({ description: "Your own reference, as sent" }),
     scheduled_at: z.string().nullable(),
+    expires_at: z.string().nullable().meta({
+      description: "When its validity ends (see validity_period); null for messages older than validity",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
     sent_at: z.string().nullable(),
     delivered_at: z.string().nullable(),
     failed_at: z.string().nullable(),
     canceled_at: z.string().nullable(),
-    error_code: z.string().nullable(),
+    error_code: MessageErrorCode,
     error_message: z.string().nullable(),
     otp: z
       .object({

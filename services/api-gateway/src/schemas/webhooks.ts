@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MessageStatus } from "./common";
+import { MessageErrorCode, MessageStatus } from "./common";
 
 /** The body POSTed for a status change (docs/webhooks.md#payload): never the message text. */
 export const MessageStatusEvent = z
@@ -12,7 +12,7 @@ export const MessageStatusEvent = z
       status: MessageStatus,
       sender_id: z.string().nullable(),
       segments: z.number().int().nullable(),
-      error_code: z.string().nullable(),
+      error_code: MessageErrorCode,
       error_message: z.string().nullable(),
       delivered_at: z.string().nullable(),
       sent_at: z.string().nullable(),
