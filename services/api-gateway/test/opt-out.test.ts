@@ -126,6 +126,8 @@ describe("opt-out", () => {
     expect(promoted.map((p) => p.messageId)).not.toContain(accepted.body.message_id);
     const message = await gw.request("GET", `/v1/sms/${accepted.body.message_id}`, { key: a.key });
     expect(message.body).toMatchObject({ status: "failed", error_code: "RECIPIENT_OPTED_OUT" });
+    // Straight from scheduled: never queued, so never dispatched.
+    expect(message.body.history.map((h: { status: string }) => h.status)).toEqual(["scheduled", "failed"]);
     expect(await balanceOf(a)).toBe(balance + 1);
     const outbox = await gw.db.pool.query("SELECT 1 FROM dispatch_outbox WHERE message_id = $1", [
       accepted.body.message_id,

@@ -660,7 +660,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description keyword: the number replied STOP (or another STOP-family word); api: added with POST /v1/suppressions; admin: added by an operator
+         * @description keyword: the number replied STOP (or another STOP-family word); api: added by the account (POST /v1/suppressions or the dashboard); admin: added by an operator
          * @enum {string}
          */
         SuppressionSource: "keyword" | "api" | "admin";
