@@ -106,6 +106,24 @@ describe("Idempotency-Key", () => {
     expect(second.body).toEqual(first.body);
   });
 
+  it("has stored the answer by the time the client gets it: a retry at once is a replay, never 'in progress'", async () => {
+    for (let i = 0; i < 20; i++) {
+      const headers = { "idempotency-key": `at-once-${i}` };
+      const sent = { ...body, to: i % 2 ? "+1" : body.to };
+      const first = await gw.request("POST", "/v1/sms/send", { key: account.key, body: sent, headers });
+      const { rows } = await gw.db.pool.query(
+        "SELECT response_status FROM idempotency_records WHERE key = $1",
+        [headers["idempotency-key"]],
+      );
+      expect(rows).toEqual([{ response_status: first.status }]);
+      const retry = await gw.request("POST", "/v1/sms/send", { key: account.key, body: sent, headers });
+      expect({ status: retry.status, replayed: retry.headers.get("idempotent-replayed") }).toEqual({
+        status: first.status,
+        replayed: "true",
+      });
+    }
+  });
+
   it("rejects a malformed key", async () => {
     expectError(
       await gw.request("POST", "/v1/sms/send", {

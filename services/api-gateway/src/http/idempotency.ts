@@ -40,7 +40,7 @@ export function idempotency(pool: pg.Pool, ttlHours: number): RequestHandler {
       ttlHours,
     });
     if (claimed === "claimed") {
-      storeOnFinish(pool, res, where);
+      storeBeforeAnswering(pool, res, where);
       return next();
     }
     if (claimed.requestHash !== requestHash) {
@@ -120,20 +120,23 @@ async function claim(
   );
 }
 
-function storeOnFinish(pool: pg.Pool, res: Response, where: RecordKey): void {
+/**
+ * Stores the answer before it is sent: a client that retries the moment it has its answer
+ * must get the replay, not "still in progress" (a retry racing the store after the answer
+ * got 409 in a CI run). A 5xx releases the key instead. An answer not sent through
+ * res.json is stored when it finishes.
+ */
+function storeBeforeAnswering(pool: pg.Pool, res: Response, where: RecordKey): void {
   const json = res.json.bind(res);
-  let body: unknown;
-  res.json = (value: unknown) => {
-    body = value;
-    return json(value);
-  };
+  let stored = false;
   const release = () =>
     pool.query({
       name: "idempotency-release",
       text: "DELETE FROM idempotency_records WHERE account_id = $1 AND api_key_id = $2 AND key = $3",
       values: where,
     });
-  res.once("finish", () => {
+  const store = (body: unknown) => {
+    stored = true;
     const write =
       res.statusCode >= 500
         ? release()
@@ -145,10 +148,25 @@ function storeOnFinish(pool: pg.Pool, res: Response, where: RecordKey): void {
           });
     // A response that cannot be stored (jsonb refuses a NUL echoed in an error message)
     // must not leave the key "in progress" for its whole TTL: release it.
-    write.catch(() => release().catch(() => undefined));
+    return write.then(
+      () => undefined,
+      () =>
+        release().then(
+          () => undefined,
+          () => undefined,
+        ),
+    );
+  };
+  res.json = (value: unknown) => {
+    if (stored) return json(value);
+    void store(value).then(() => json(value));
+    return res;
+  };
+  res.once("finish", () => {
+    if (!stored) void store(undefined);
   });
   // A client that hangs up before the response must not leave the key claimed forever.
   res.once("close", () => {
-    if (!res.writableFinished) release().catch(() => undefined);
+    if (!stored && !res.writableFinished) release().catch(() => undefined);
   });
 }
