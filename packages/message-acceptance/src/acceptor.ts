@@ -12,6 +12,7 @@ import {
   type PrepareOptions,
   type PreparedMessage,
 } from "./prepare";
+import { optedOut, type SuppressionLookup } from "./suppression-lookup";
 
 export interface BulkItemResult {
   index: number;
@@ -40,6 +41,8 @@ export class MessageAcceptor {
   constructor(
     private readonly committer: GroupCommitter,
     private readonly options: PrepareOptions,
+    /** Refuses numbers on the account's suppression list (RECIPIENT_OPTED_OUT). @defaultValue no check */
+    private readonly suppressions?: SuppressionLookup,
   ) {}
 
   /**
@@ -54,6 +57,7 @@ export class MessageAcceptor {
   ): Promise<PreparedMessage> {
     assertSenderAuthorized(account, draft.senderId);
     const message = prepareMessage(account, draft, { source, batchId: null, now: new Date() }, this.options);
+    await this.suppressions?.assertNotSuppressed(account.id, message.to, "to");
     await this.charged(account, 1, () =>
       this.committer.commit({
         accountId: account.id,
@@ -81,6 +85,7 @@ export class MessageAcceptor {
       { source: "otp", batchId: null, now: new Date() },
       { ...this.options, maxSegments: Math.min(limits.maxSegments ?? Infinity, this.options.maxSegments) },
     );
+    await this.suppressions?.assertNotSuppressed(account.id, message.to, "phone");
     await this.charged(account, 1, () =>
       this.committer.commit({
         accountId: account.id,
@@ -133,8 +138,7 @@ export class MessageAcceptor {
     assertSenderAuthorized(account, request.senderId);
     const batchId = newId("bat");
     const now = new Date();
-    const prepared: PreparedMessage[] = [];
-    const accepted: BulkItemResult[] = [];
+    let prepared: { index: number; message: PreparedMessage }[] = [];
     const errors: BulkItemError[] = [];
     request.items.forEach((item, index) => {
       try {
@@ -151,24 +155,26 @@ export class MessageAcceptor {
           { source: "api", batchId, now, fieldPrefix: `messages[${index}].` },
           this.options,
         );
-        prepared.push(message);
-        accepted.push({
-          index,
-          message_id: message.id,
-          to: message.to,
-          status: "queued",
-          segments: message.segments,
-          client_ref: message.clientRef ?? null,
-        });
+        prepared.push({ index, message });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        errors.push({
-          index,
-          to: item.to,
-          error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
-        });
+        errors.push(itemError(index, item.to, error));
       }
     });
+    if (this.suppressions && prepared.length > 0) {
+      // One lookup for the whole batch (docs/decisions.md#opt-out).
+      const suppressed = await this.suppressions.suppressed(
+        account.id,
+        prepared.map((p) => p.message.to),
+      );
+      if (suppressed.size > 0) {
+        for (const p of prepared)
+          if (suppressed.has(p.message.to))
+            errors.push(itemError(p.index, request.items[p.index]!.to, optedOut(`messages[${p.index}].to`)));
+        prepared = prepared.filter((p) => !suppressed.has(p.message.to));
+        errors.sort((a, b) => a.index - b.index);
+      }
+    }
     if (prepared.length === 0) {
       const details: FieldError[] = errors.slice(0, 100).map((e) => ({
         field: e.error.field ?? `messages[${e.index}]`,
@@ -184,7 +190,7 @@ export class MessageAcceptor {
     await this.charged(account, prepared.length, () =>
       this.committer.commit({
         accountId: account.id,
-        messages: prepared,
+        messages: prepared.map((p) => p.message),
         batch: {
           id: batchId,
           accountId: account.id,
@@ -196,6 +202,14 @@ export class MessageAcceptor {
         },
       }),
     );
+    const accepted = prepared.map(({ index, message }): BulkItemResult => ({
+      index,
+      message_id: message.id,
+      to: message.to,
+      status: "queued",
+      segments: message.segments,
+      client_ref: message.clientRef ?? null,
+    }));
     return { batchId, accepted, errors, createdAt: now };
   }
 
@@ -226,4 +240,12 @@ export class MessageAcceptor {
       throw error;
     }
   }
+}
+
+function itemError(index: number, to: unknown, error: ApiError): BulkItemError {
+  return {
+    index,
+    to,
+    error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
+  };
 }

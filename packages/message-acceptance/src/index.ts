@@ -5,6 +5,7 @@ import { MessageAcceptor } from "./acceptor";
 import { DispatchOutbox, type DispatchOutboxOptions } from "./dispatch-outbox";
 import { GroupCommitter, type GroupCommitterOptions } from "./group-committer";
 import type { PrepareOptions } from "./prepare";
+import { SuppressionLookup } from "./suppression-lookup";
 
 export { MessageAcceptor, type BulkResult, type BulkItemError, type BulkItemResult } from "./acceptor";
 export { DispatchOutbox } from "./dispatch-outbox";
@@ -12,6 +13,7 @@ export { GroupCommitter } from "./group-committer";
 export type { OtpRow, SmppSubmitRow } from "./persist.sql";
 export { normalizePhone, parseDestination, type Destination } from "./phone";
 export { parseSchedule } from "./schedule";
+export { SuppressionLookup, optedOut } from "./suppression-lookup";
 export {
   CLIENT_REF_MAX_LENGTH,
   prepareMessage,
@@ -46,6 +48,6 @@ export function createAcceptance(deps: {
     ...deps.options.committer,
     onQueued: (ids) => outbox.handOff(ids),
   });
-  const acceptor = new MessageAcceptor(committer, deps.options);
+  const acceptor = new MessageAcceptor(committer, deps.options, new SuppressionLookup(deps.pool));
   return { acceptor, outbox, close: () => outbox.stop() };
 }

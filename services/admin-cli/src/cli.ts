@@ -12,6 +12,7 @@ import type { CliIo } from "./output";
 import { registerRouteCommands } from "./routes.command";
 import { registerSenderCommands } from "./senders.command";
 import { registerSmppCommands } from "./smpp.command";
+import { registerSuppressionCommands } from "./suppressions.command";
 import { registerWebhookCommands } from "./webhooks.command";
 
 export type { CliIo } from "./output";
@@ -43,6 +44,7 @@ export function buildProgram(io: CliIo): Command {
   registerRouteCommands(program, io);
   registerWebhookCommands(program, io);
   registerSmppCommands(program, io);
+  registerSuppressionCommands(program, io);
   registerDashboardCommands(program, io);
   registerDemoCommand(program, io);
   return program;

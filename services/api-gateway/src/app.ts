@@ -21,6 +21,7 @@ import { inboundRoutes } from "./routes/inbound.route";
 import { messageRoutes } from "./routes/messages.route";
 import { otpRoutes } from "./routes/otp.route";
 import { sendRoutes } from "./routes/send.route";
+import { suppressionRoutes } from "./routes/suppressions.route";
 
 export interface GatewayDeps {
   config: Pick<
@@ -82,6 +83,7 @@ export function buildApp(deps: GatewayDeps): express.Express {
   app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));
   app.use(messageRoutes(deps.prisma, deps.pool, idempotent));
   app.use(inboundRoutes(deps.prisma));
+  app.use(suppressionRoutes(deps.pool, idempotent));
   app.use(notFound);
   app.use(countQuotaRefusals(metrics));
   app.use(errorHandler(deps.logger));

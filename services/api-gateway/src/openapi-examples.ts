@@ -232,6 +232,16 @@ export const examples = {
       received_at: AT,
     },
   },
+  suppression: {
+    number: "+14155550100",
+    source: "keyword",
+    reply_number: "+14155550999",
+    created_at: AT,
+  },
+  suppressionList: {
+    data: [{ number: "+14155550100", source: "keyword", reply_number: "+14155550999", created_at: AT }],
+    next_cursor: null,
+  },
   testEvent: {
     event: "webhook.test",
     message_id: null,
@@ -250,6 +260,11 @@ export const ERROR_EXAMPLE_MESSAGES: Record<string, { message: string; field?: s
   INSUFFICIENT_CREDITS: { message: "The balance is below the 2 credits this message needs." },
   FORBIDDEN: { message: "This API key lacks the sms:send permission." },
   NOT_FOUND: { message: "No message with this id exists for this account." },
+  RECIPIENT_OPTED_OUT: {
+    message:
+      "to opted out of messages from this account (it replied STOP or was added to GET /v1/suppressions).",
+    field: "to",
+  },
   IDEMPOTENCY_CONFLICT: { message: "This Idempotency-Key was used with another body." },
   OTP_EXPIRED: { message: "This OTP has expired; send a new one." },
   PAYLOAD_TOO_LARGE: { message: "The body is larger than 1 MiB." },

@@ -25,6 +25,13 @@ import {
   SendSmsResponse,
 } from "./schemas/sms";
 import { InboundIdParam, InboundList, InboundView, ListInboundQuery } from "./schemas/inbound";
+import {
+  AddSuppressionRequest,
+  ListSuppressionsQuery,
+  SuppressionList,
+  SuppressionNumberParam,
+  SuppressionView,
+} from "./schemas/suppressions";
 import { MessageReceivedEvent, MessageStatusEvent, WebhookTestEvent } from "./schemas/webhooks";
 
 const json = <T extends z.ZodType>(schema: T, description: string, example: unknown) => ({
@@ -84,7 +91,7 @@ const OPERATIONS: RouteConfig[] = [
     request: body(SendSmsRequest, examples.sendSmsRequest),
     responses: {
       202: json(SendSmsResponse, "Accepted: queued or scheduled", examples.sendSmsResponse),
-      ...errors(...post, 402, ...common),
+      ...errors(...post, 402, 422, ...common),
     },
   },
   {
@@ -179,7 +186,7 @@ const OPERATIONS: RouteConfig[] = [
     request: body(SendOtpRequest, examples.sendOtpRequest),
     responses: {
       201: json(SendOtpResponse, "The OTP is pending and its SMS queued", examples.sendOtpResponse),
-      ...errors(...post, 402, ...common),
+      ...errors(...post, 402, 422, ...common),
     },
   },
   {
@@ -210,6 +217,43 @@ const OPERATIONS: RouteConfig[] = [
     summary: "Balance, limits, authorized sender ids and the webhook endpoint's event types",
     tags: ["Account"],
     responses: { 200: json(AccountView, "The account", examples.account), ...errors(...common) },
+  },
+  {
+    method: "get",
+    path: "/v1/suppressions",
+    operationId: "listSuppressions",
+    summary: "The numbers this account may not send to (they replied STOP, or were added), newest first",
+    tags: ["Suppressions"],
+    request: { query: ListSuppressionsQuery },
+    responses: {
+      200: json(SuppressionList, "One page of the list", examples.suppressionList),
+      ...errors(400, ...common),
+    },
+  },
+  {
+    method: "post",
+    path: "/v1/suppressions",
+    operationId: "addSuppression",
+    summary: "Add a number to the suppression list: every send to it is refused with RECIPIENT_OPTED_OUT",
+    tags: ["Suppressions"],
+    request: body(AddSuppressionRequest, { number: "+14155550100" }),
+    responses: {
+      200: json(SuppressionView, "Already on the list: its first record", examples.suppression),
+      201: json(SuppressionView, "Added", { ...examples.suppression, source: "api", reply_number: null }),
+      ...errors(...post, ...common),
+    },
+  },
+  {
+    method: "delete",
+    path: "/v1/suppressions/{number}",
+    operationId: "removeSuppression",
+    summary: "Remove a number from the suppression list (only with the recipient's consent)",
+    tags: ["Suppressions"],
+    request: { params: SuppressionNumberParam },
+    responses: {
+      204: { description: "Removed: sends to the number are accepted again" },
+      ...errors(400, 404, ...common),
+    },
   },
 ];
 
@@ -281,6 +325,10 @@ export function buildOpenApiDocument(serverUrl = "/") {
       { name: "OTP", description: "One-time codes: send, verify, read" },
       { name: "Inbound", description: "Messages received on the account's numbers and short codes" },
       { name: "Account", description: "Balance, limits, sender ids and webhook settings" },
+      {
+        name: "Suppressions",
+        description: "Opt-out: numbers that replied STOP, or that were added, never get a message",
+      },
       { name: "Webhooks", description: "What the platform POSTs to the account's endpoint, signed" },
     ],
   });

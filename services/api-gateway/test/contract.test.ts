@@ -18,6 +18,8 @@ interface Operation {
   pattern: RegExp;
   pointer: string;
   statuses: string[];
+  /** Statuses documented without a body (204). */
+  bodiless: string[];
 }
 
 let gw: TestGateway;
@@ -46,6 +48,7 @@ beforeAll(async () => {
           pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
           pointer: `/paths/${path.replaceAll("~", "~0").replaceAll("/", "~1")}/${method}`,
           statuses: Object.keys(op.responses),
+          bodiless: Object.keys(op.responses).filter((status) => !op.responses[status].content),
         })),
   );
 }, 60_000);
@@ -81,6 +84,8 @@ async function call(
   seen.set(operation.id, (seen.get(operation.id) ?? new Set()).add(status));
   if (!operation.statuses.includes(status)) {
     problems.push(`${operation.id}: answered ${status}, which its document does not list`);
+  } else if (operation.bodiless.includes(status)) {
+    if (text !== "") problems.push(`${operation.id} ${status}: a body where the document says none`);
   } else {
     const schema = `openapi#${operation.pointer}/responses/${status}/content/application~1json/schema`;
     const validate =
@@ -95,6 +100,7 @@ const at = (base: string) => ({
   get: (url: string, key?: string) => call(base, "GET", url, { key }),
   post: (url: string, key: string | undefined, body?: unknown, extra: Parameters<typeof call>[3] = {}) =>
     call(base, "POST", url, { key, body, ...extra }),
+  del: (url: string, key?: string) => call(base, "DELETE", url, { key }),
 });
 
 describe("the served OpenAPI document and the answers agree", () => {
@@ -155,6 +161,13 @@ describe("the served OpenAPI document and the answers agree", () => {
       1,
     );
     expect((await api().get(`/v1/inbound/${page.body.data[0].id}`, acme.key)).status).toBe(200);
+    const optedOut = "+14155550177";
+    expect((await api().post("/v1/suppressions", acme.key, { number: optedOut })).status).toBe(201);
+    expect((await api().post("/v1/suppressions", acme.key, { number: optedOut })).status).toBe(200);
+    expect((await api().get("/v1/suppressions?limit=1", acme.key)).status).toBe(200);
+    expect((await api().post("/v1/sms/send", acme.key, { ...sms, to: optedOut })).status).toBe(422);
+    expect((await api().post("/v1/otp/send", acme.key, { phone: optedOut })).status).toBe(422);
+    expect((await api().del(`/v1/suppressions/${encodeURIComponent(optedOut)}`, acme.key)).status).toBe(204);
   });
 
   it("the refusals every operation documents", async () => {
@@ -168,6 +181,7 @@ describe("the served OpenAPI document and the answers agree", () => {
       [`/v1/sms/${sentId}/cancel`, undefined],
       ["/v1/otp/send", { phone: "+14155550113" }],
       ["/v1/otp/verify", { otp_id: otpId, code: "123456" }],
+      ["/v1/suppressions", { number: "+14155550178" }],
     ];
     const gets = [
       "/v1/sms",
@@ -177,7 +191,9 @@ describe("the served OpenAPI document and the answers agree", () => {
       "/v1/account",
       "/v1/inbound",
       `/v1/inbound/${unknownInbound}`,
+      "/v1/suppressions",
     ];
+    const deletes = ["/v1/suppressions/%2B14155550179"];
     for (const url of gets) {
       await api().get(url); // 401
       await api().get(url, url === "/v1/account" ? sendOnly : readOnly); // 403
@@ -200,6 +216,13 @@ describe("the served OpenAPI document and the answers agree", () => {
     await api().post("/v1/sms/send", acme.key, { ...sms, sender_id: "NOTMINE" });
     await api().get("/v1/sms?limit=0", acme.key);
     await api().get("/v1/inbound?since=yesterday", acme.key);
+    await api().get("/v1/suppressions?limit=0", acme.key);
+    for (const url of deletes) {
+      await api().del(url); // 401
+      await api().del(url, readOnly); // 403
+      await api().del(url, acme.key); // 404: not on the list
+    }
+    await api().del("/v1/suppressions/not-a-number", acme.key); // 400
     // 404s of unknown ids; 409 of a message that cannot be canceled; 410 of a replaced OTP.
     await api().get(`/v1/sms/${unknownMessage}`, acme.key);
     await api().get(`/v1/inbound/${unknownInbound}`, acme.key);
@@ -214,11 +237,13 @@ describe("the served OpenAPI document and the answers agree", () => {
     // 429: one request per second, every operation asked twice.
     for (const url of gets) for (let i = 0; i < 2; i++) await api().get(url, slow.key);
     for (const [url, body] of posts) for (let i = 0; i < 2; i++) await api().post(url, slow.key, body);
+    for (const url of deletes) for (let i = 0; i < 2; i++) await api().del(url, slow.key);
     // 503: Redis unreachable, every operation (each waits out the command timeout: all at once).
     const down = at(noRedis.url);
     await Promise.all([
       ...gets.map((url) => down.get(url, acme.key)),
       ...posts.map(([url, body]) => down.post(url, acme.key, body)),
+      ...deletes.map((url) => down.del(url, acme.key)),
     ]);
   }, 60_000);
 

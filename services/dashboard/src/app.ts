@@ -7,6 +7,7 @@ import { cookieNames, parseCookies } from "./security/cookies";
 import { CSRF_FIELD, csrfTokenMatches, isSameOrigin } from "./security/csrf";
 import { authRoutes } from "./routes/auth.routes";
 import { keyRoutes } from "./routes/keys.routes";
+import { suppressionRoutes } from "./routes/suppressions.routes";
 import { messageRoutes } from "./routes/messages.routes";
 import { overviewRoutes } from "./routes/overview.routes";
 import { smppRoutes } from "./routes/smpp.routes";
@@ -114,6 +115,7 @@ export function buildApp(deps: DashboardDeps): express.Express {
   app.use(messageRoutes(deps));
   app.use(inboundRoutes(deps));
   app.use(keyRoutes(deps));
+  app.use(suppressionRoutes(deps));
   app.use(webhookRoutes(deps));
   app.use(smppRoutes(deps));
 

@@ -249,6 +249,7 @@ it("meets WCAG AA text contrast on every page", async () => {
     "/settings/api-keys",
     "/settings/webhook",
     "/settings/smpp",
+    "/settings/suppressions",
   ];
   for (const pagePath of pages) {
     await page.goto(`${t.url}${pagePath}`);
@@ -305,6 +306,7 @@ it("fits 360 px: no page scrolls sideways", async () => {
     "/settings/api-keys",
     "/settings/webhook",
     "/settings/smpp",
+    "/settings/suppressions",
   ];
   for (const [i, pagePath] of pages.entries()) {
     await phone.goto(`${t.url}${pagePath}`);

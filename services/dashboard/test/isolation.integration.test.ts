@@ -61,6 +61,7 @@ it("every page of A shows A's data and nothing of B's", async () => {
     "/settings/api-keys",
     "/settings/webhook",
     "/settings/smpp",
+    "/settings/suppressions",
   ];
   for (const path of pages) {
     const reply = await client.get(path);

@@ -1,5 +1,6 @@
 import { encodeGsm7, encodeUcs2 } from "@sms/sms-encoding";
 import { CommandStatus, EsmClass, MessageState, type SmppClient } from "@sms/smpp";
+import { applyOptOutKeyword } from "@sms/suppressions";
 import { startHarness, type Harness, type TestCustomer } from "./harness";
 
 let h: Harness;
@@ -96,6 +97,29 @@ describe("submit_sm through the acceptance path", () => {
     expect(await submitStatus({ data_coding: 0x04, short_message: Buffer.from([1, 2, 3]) })).toBe(
       CommandStatus.ESME_RSUBMITFAIL,
     );
+  });
+
+  it("refuses a number that replied STOP with ESME_RINVDSTADR, charging nothing, and accepts it after START", async () => {
+    const optOut = await h.addCustomer({ credits: 100 });
+    const optOutClient = await h.bind(optOut, { bindType: "transmitter" });
+    const submit = async () =>
+      (await optOutClient.submit({ ...base, data_coding: 0, short_message: gsm("x") } as never))
+        .command_status;
+    const keyword = (text: string) =>
+      applyOptOutKeyword(h.pool, { accountId: optOut.accountId, from: to, to: "+14155550999", text });
+    const balance = async () =>
+      Number(
+        (await h.pool.query("SELECT balance FROM accounts WHERE id = $1", [optOut.accountId])).rows[0]
+          .balance,
+      );
+    expect(await keyword("STOP")).toMatchObject({ action: "added" });
+    expect(await submit()).toBe(CommandStatus.ESME_RINVDSTADR);
+    expect(await balance()).toBe(100);
+    // Another customer's list is its own: the same number is accepted from it.
+    expect(await submitStatus({ short_message: gsm("x") })).toBe(CommandStatus.ESME_ROK);
+    expect(await keyword("START")).toMatchObject({ action: "removed" });
+    expect(await submit()).toBe(CommandStatus.ESME_ROK);
+    expect(await balance()).toBe(99);
   });
 
   it("refuses a destination outside the account's countries with ESME_RINVDSTADR", async () => {

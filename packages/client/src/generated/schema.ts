@@ -207,6 +207,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The numbers this account may not send to (they replied STOP, or were added), newest first */
+        get: operations["listSuppressions"];
+        put?: never;
+        /** Add a number to the suppression list: every send to it is refused with RECIPIENT_OPTED_OUT */
+        post: operations["addSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a number from the suppression list (only with the recipient's consent) */
+        delete: operations["removeSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     messageReceived: {
@@ -290,6 +325,13 @@ export interface components {
                 event_types: ("message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.received")[];
                 url: string;
             } | null;
+        };
+        AddSuppressionRequest: {
+            /**
+             * @description E.164 number with a leading +
+             * @example +14155550100
+             */
+            number: string;
         };
         Batch: {
             accepted: number;
@@ -659,6 +701,30 @@ export interface components {
             sequence: number;
             status: components["schemas"]["MessageStatus"];
         };
+        Suppression: {
+            /** @description When it was added (ISO 8601 UTC) */
+            created_at: string;
+            /**
+             * @description E.164
+             * @example +14155550100
+             */
+            number: string;
+            /**
+             * @description The account's number that received the STOP (source keyword); null otherwise
+             * @example +14155550999
+             */
+            reply_number: string | null;
+            source: components["schemas"]["SuppressionSource"];
+        };
+        SuppressionList: {
+            data: components["schemas"]["Suppression"][];
+            next_cursor: string | null;
+        };
+        /**
+         * @description keyword: the number replied STOP (or another STOP-family word); api: added by the account (POST /v1/suppressions or the dashboard); admin: added by an operator
+         * @enum {string}
+         */
+        SuppressionSource: "keyword" | "api" | "admin";
         VerifyOtpRequest: {
             /**
              * @description The code the user typed
@@ -1612,6 +1678,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
                      *         "message": "Send the body as application/json.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: RECIPIENT_OPTED_OUT */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RECIPIENT_OPTED_OUT",
+                     *         "message": "to opted out of messages from this account (it replied STOP or was added to GET /v1/suppressions).",
+                     *         "field": "to",
                      *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
                      *       }
                      *     }
@@ -2948,6 +3033,551 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
                      *         "message": "Send the body as application/json.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: RECIPIENT_OPTED_OUT */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RECIPIENT_OPTED_OUT",
+                     *         "message": "to opted out of messages from this account (it replied STOP or was added to GET /v1/suppressions).",
+                     *         "field": "to",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: RATE_LIMITED, QUOTA_EXCEEDED, OTP_MAX_ATTEMPTS, OTP_SEND_LIMIT */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests; retry after the Retry-After seconds.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Something went wrong on our side; quote the request id.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "The service is briefly unavailable; nothing was accepted. Retry.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "number": "+14155550100",
+                     *           "source": "keyword",
+                     *           "reply_number": "+14155550999",
+                     *           "created_at": "2030-01-31T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuppressionList"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR, INVALID_JSON, INVALID_PHONE, MESSAGE_TOO_LONG, INVALID_SCHEDULE, BATCH_TOO_LARGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "message is required",
+                     *         "field": "message",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <key>.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "This API key lacks the sms:send permission.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: RATE_LIMITED, QUOTA_EXCEEDED, OTP_MAX_ATTEMPTS, OTP_SEND_LIMIT */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests; retry after the Retry-After seconds.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Something went wrong on our side; quote the request id.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "The service is briefly unavailable; nothing was accepted. Retry.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addSuppression: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key from the same API key with the same body within 24 h replays the first response; with another body: 409. Keys of one API key never replay for another. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "number": "+14155550100"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddSuppressionRequest"];
+            };
+        };
+        responses: {
+            /** @description Already on the list: its first record */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "number": "+14155550100",
+                     *       "source": "keyword",
+                     *       "reply_number": "+14155550999",
+                     *       "created_at": "2030-01-31T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description Added */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "number": "+14155550100",
+                     *       "source": "api",
+                     *       "reply_number": null,
+                     *       "created_at": "2030-01-31T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR, INVALID_JSON, INVALID_PHONE, MESSAGE_TOO_LONG, INVALID_SCHEDULE, BATCH_TOO_LARGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "message is required",
+                     *         "field": "message",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <key>.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "This API key lacks the sms:send permission.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: IDEMPOTENCY_CONFLICT, NOT_CANCELABLE, OTP_ALREADY_VERIFIED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "IDEMPOTENCY_CONFLICT",
+                     *         "message": "This Idempotency-Key was used with another body.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "The body is larger than 1 MiB.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "Send the body as application/json.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: RATE_LIMITED, QUOTA_EXCEEDED, OTP_MAX_ATTEMPTS, OTP_SEND_LIMIT */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests; retry after the Retry-After seconds.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Something went wrong on our side; quote the request id.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "The service is briefly unavailable; nothing was accepted. Retry.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The E.164 number, its + URL-encoded (%2B) or left as is */
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed: sends to the number are accepted again */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error: VALIDATION_ERROR, INVALID_JSON, INVALID_PHONE, MESSAGE_TOO_LONG, INVALID_SCHEDULE, BATCH_TOO_LARGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "message is required",
+                     *         "field": "message",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <key>.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "This API key lacks the sms:send permission.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "No message with this id exists for this account.",
                      *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
                      *       }
                      *     }

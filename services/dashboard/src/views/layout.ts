@@ -3,7 +3,8 @@ import { ASSET_VERSION } from "./assets";
 import { csrfInput } from "./components";
 import { html, type Html } from "./html";
 
-export type Section = "overview" | "messages" | "otps" | "inbound" | "keys" | "webhook" | "smpp";
+export type Section =
+  "overview" | "messages" | "otps" | "inbound" | "keys" | "webhook" | "smpp" | "suppressions";
 
 const NAV: readonly (readonly [Section, string, string])[] = [
   ["overview", "/", "Overview"],
@@ -13,6 +14,7 @@ const NAV: readonly (readonly [Section, string, string])[] = [
   ["keys", "/settings/api-keys", "API keys"],
   ["webhook", "/settings/webhook", "Webhook"],
   ["smpp", "/settings/smpp", "SMPP & sender ids"],
+  ["suppressions", "/settings/suppressions", "Opt-outs"],
 ];
 
 /** The page shell of a signed-in person: skip link, header with sign-out, navigation, main. */

@@ -1,0 +1,95 @@
+import type pg from "pg";
+import { ApiError } from "@sms/errors";
+
+interface Waiting {
+  accountId: string;
+  numbers: readonly string[];
+  resolve: (suppressed: Set<string>) => void;
+  reject: (error: unknown) => void;
+}
+
+// The primary key (account_id, number) answers each pair with one index probe.
+const SUPPRESSED = `
+SELECT s.account_id, s.number FROM suppressions AS s
+JOIN unnest($1::text[], $2::text[]) AS t(account_id, number)
+  ON s.account_id = t.account_id AND s.number = t.number`;
+
+/**
+ * Which destinations an account may not send to (docs/api.md#suppressions). Lookups that
+ * arrive while one is running are answered together by the next statement, as the group
+ * committer charges acceptances: under load one indexed lookup covers many requests, and
+ * a bulk request is always one lookup, whatever its size.
+ */
+export class SuppressionLookup {
+  private waiting: Waiting[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly maxInFlight = 2,
+  ) {}
+
+  /** The numbers of `numbers` (E.164) that are on the account's suppression list. */
+  suppressed(accountId: string, numbers: readonly string[]): Promise<Set<string>> {
+    if (numbers.length === 0) return Promise.resolve(new Set());
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ accountId, numbers, resolve, reject });
+      this.run();
+    });
+  }
+
+  /** RECIPIENT_OPTED_OUT when `number` is on the account's list. */
+  async assertNotSuppressed(accountId: string, number: string, field: string): Promise<void> {
+    const suppressed = await this.suppressed(accountId, [number]);
+    if (suppressed.has(number)) throw optedOut(field);
+  }
+
+  private run(): void {
+    if (this.inFlight >= this.maxInFlight || this.waiting.length === 0) return;
+    const taken = this.waiting;
+    this.waiting = [];
+    this.inFlight++;
+    void this.lookUp(taken).finally(() => {
+      this.inFlight--;
+      this.run();
+    });
+  }
+
+  private async lookUp(taken: Waiting[]): Promise<void> {
+    const accounts: string[] = [];
+    const numbers: string[] = [];
+    for (const entry of taken)
+      for (const number of entry.numbers) {
+        accounts.push(entry.accountId);
+        numbers.push(number);
+      }
+    try {
+      const { rows } = await this.pool.query<{ account_id: string; number: string }>({
+        name: "acceptance-suppressed",
+        text: SUPPRESSED,
+        values: [accounts, numbers],
+      });
+      const byAccount = new Map<string, Set<string>>();
+      for (const row of rows) {
+        const set = byAccount.get(row.account_id) ?? new Set<string>();
+        set.add(row.number);
+        byAccount.set(row.account_id, set);
+      }
+      for (const entry of taken) {
+        const all = byAccount.get(entry.accountId);
+        entry.resolve(new Set(all ? entry.numbers.filter((n) => all.has(n)) : []));
+      }
+    } catch (error) {
+      for (const entry of taken) entry.reject(error);
+    }
+  }
+}
+
+/** The refusal of a send to a number that opted out: nothing is charged. */
+export function optedOut(field: string): ApiError {
+  return new ApiError(
+    "RECIPIENT_OPTED_OUT",
+    `${field} opted out of messages from this account (it replied STOP or was added to GET /v1/suppressions); remove it there only with the recipient's consent.`,
+    { field },
+  );
+}

@@ -1,0 +1,10 @@
+export { classifyOptOutKeyword, type OptOutKeyword } from "./keywords";
+export { applyOptOutKeyword, senderNumber, type OptOutOutcome } from "./opt-out";
+export {
+  addSuppression,
+  getSuppression,
+  listSuppressions,
+  removeSuppression,
+  type Suppression,
+  type SuppressionSource,
+} from "./store";
