@@ -1,5 +1,5 @@
 export { classifyOptOutKeyword, type OptOutKeyword } from "./keywords";
-export { applyOptOutKeyword, senderNumber, type OptOutOutcome } from "./opt-out";
+export { applyOptOutKeyword, optOutOnInbound, senderNumber, type OptOutOutcome } from "./opt-out";
 export {
   addSuppression,
   getSuppression,

@@ -14,6 +14,7 @@ import { createPacer, createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { createDeliverSmHandler } from "@sms/receipts";
+import { optOutOnInbound } from "@sms/suppressions";
 import { closeWorkerWithin, InFlight, settlesWithin } from "@sms/service-runtime";
 import { Batcher } from "@sms/db";
 import { CarrierHealthStore } from "@sms/carrier-health";
@@ -57,6 +58,8 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     metrics: metrics.receipts,
     isStopping: () => receiptsStopping,
     receivedBy: INSTANCE_NAME,
+    // Inbound messages on transceiver binds: STOP/START change the account's list, as on dlr-ingest.
+    onInbound: optOutOnInbound,
   });
   const carriers = new CarrierPool(database.prisma, logger, {
     responseTimeoutMs: config.SUBMIT_TIMEOUT_MS,

@@ -9,6 +9,7 @@ import {
   type InboundHook,
 } from "@sms/receipts";
 import { InFlight } from "@sms/service-runtime";
+import { optOutOnInbound } from "@sms/suppressions";
 import { CarrierBinds } from "./carrier-binds";
 import { createSecretBox } from "@sms/secret-box";
 import { loadEnabledCarriers } from "./carriers";
@@ -32,12 +33,12 @@ export interface RunningDlrIngest {
 /** Connects to PostgreSQL, binds to every enabled carrier and serves HTTP. */
 /**
  * @param onInbound runs in the transaction storing each inbound message, on binds and in the
- *   timeout sweep alike (the opt-out keywords, DESIGN §11)
+ *   timeout sweep alike: by default the opt-out keywords (STOP/START, DESIGN §11)
  */
 export async function startDlrIngest(
   config: DlrIngestConfig,
   logger: Logger,
-  onInbound?: InboundHook,
+  onInbound: InboundHook = optOutOnInbound,
 ): Promise<RunningDlrIngest> {
   const database = createDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,

@@ -184,6 +184,24 @@ describe("inbound messages through the real pipeline", () => {
     expect((await inject({ from: "+447700900314", to: OURS, text: "still here" })).body.acknowledged).toBe(1);
   });
 
+  it("STOP from a handset puts it on the account's suppression list, START takes it off (dlr-ingest's default hook)", async () => {
+    // A number the acceptance takes (a suppression is stored as every destination is: valid E.164).
+    const from = "+14155550123";
+    const listed = async () =>
+      (
+        await d.db.pool.query(
+          "SELECT reply_number, source::text FROM suppressions WHERE account_id = $1 AND number = $2",
+          [d.accountId, from],
+        )
+      ).rows;
+    expect((await inject({ from, to: OURS, text: "Stop" })).body.acknowledged).toBe(1);
+    expect(await listed()).toEqual([{ reply_number: OURS, source: "keyword" }]);
+    expect((await inject({ from, to: OURS, text: "START" })).body.acknowledged).toBe(1);
+    expect(await listed()).toEqual([]);
+    // Both are still stored and delivered like any message.
+    expect((await rowsFrom(from)).map((r) => r.text)).toEqual(["Stop", "START"]);
+  });
+
   it("a group that never completes is stored as what arrived, flagged incomplete, after the timeout", async () => {
     const from = "+447700900320";
     // Part 2 of 3 never comes.
