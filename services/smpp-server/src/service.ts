@@ -5,6 +5,7 @@ import { createAcceptance } from "@sms/message-acceptance";
 import { createDispatchProducer, openWorker, QUEUES, SmppReceiptJob, type Job } from "@sms/queues";
 import { createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
+import { settlesWithin } from "@sms/service-runtime";
 import { CommandStatus } from "@sms/smpp";
 import { AccountDirectory } from "./accounts";
 import { createBindAuthenticator } from "./bind-authenticator";
@@ -227,11 +228,9 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
   const stop = async () => {
     shuttingDown = true;
     const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
-    const within = <T>(promise: Promise<T>) =>
-      Promise.race([
-        promise,
-        new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()))),
-      ]);
+    // Each bound clears its timer: a bare race left five 10 s timers running after every stop,
+    // which held a Jest worker past its tests ("failed to exit gracefully").
+    const within = (promise: Promise<unknown>) => settlesWithin(promise, Math.max(0, deadline - Date.now()));
     clearInterval(sweepTimer);
     clearInterval(reviewTimer);
     await within(listener.close());
