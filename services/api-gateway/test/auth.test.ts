@@ -84,6 +84,8 @@ describe("health and docs", () => {
     expect(Object.keys(body.paths).sort()).toEqual([
       "/v1/account",
       "/v1/batches/{batch_id}",
+      "/v1/inbound",
+      "/v1/inbound/{inbound_id}",
       "/v1/otp/send",
       "/v1/otp/verify",
       "/v1/otp/{otp_id}",
@@ -92,6 +94,8 @@ describe("health and docs", () => {
       "/v1/sms/send",
       "/v1/sms/{message_id}",
       "/v1/sms/{message_id}/cancel",
+      "/v1/suppressions",
+      "/v1/suppressions/{number}",
     ]);
     expect(body.components.schemas.SendSmsRequest.required.sort()).toEqual(["message", "sender_id", "to"]);
     const page = await fetch(`${gw.url}/docs`);
