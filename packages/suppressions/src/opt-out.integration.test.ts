@@ -50,6 +50,10 @@ describe("applyOptOutKeyword and the suppression list (real PostgreSQL)", () => 
     expect(senderNumber("447911123456")).toBe("+447911123456");
     expect(senderNumber("+44 7911 123456")).toBe("+447911123456");
     expect(senderNumber("ACME")).toBeNull();
+    expect(senderNumber("12")).toBeNull();
+    // Ofcom's drama range, which libphonenumber's plan data calls invalid: it texted us, so a
+    // STOP from it is kept.
+    expect(senderNumber("447700900123")).toBe("+447700900123");
     const outcome = await applyOptOutKeyword(pool, { accountId: A, from: "ACME", to: "+1", text: "STOP" });
     expect(outcome).toEqual({ keyword: "stop", action: "none", number: null });
     const bare = await applyOptOutKeyword(pool, {

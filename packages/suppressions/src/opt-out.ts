@@ -43,7 +43,11 @@ export async function applyOptOutKeyword(
   return { keyword, action: removed ? "removed" : "not_suppressed", number };
 }
 
-/** The E.164 form of an inbound sender, or null when it is not a phone number. */
+/**
+ * The E.164 form of an inbound sender, or null when it is not a phone number (an alphanumeric
+ * sender). A number in E.164 shape that libphonenumber's plan data does not know yet is kept as
+ * given: it did text us, and a STOP must not be lost to a plan update we have not shipped.
+ */
 export function senderNumber(from: string): string | null {
   const compact = from.trim();
   for (const candidate of compact.startsWith("+") ? [compact] : [`+${compact}`, compact]) {
@@ -53,7 +57,8 @@ export function senderNumber(from: string): string | null {
       // not this spelling
     }
   }
-  return null;
+  const digits = compact.replace(/^\+/, "");
+  return /^[1-9]\d{6,14}$/.test(digits) ? `+${digits}` : null;
 }
 
 /**
