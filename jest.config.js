@@ -15,5 +15,9 @@ module.exports = {
   globalTeardown: "<rootDir>/packages/testing/src/global-teardown.ts",
   testTimeout: 60000,
   maxWorkers: 2,
+  // A worker runs a hundred files in one process, and each leaves some heap behind (module
+  // registries, pools' caches): one ran out of memory in a CI run. A worker over this after a
+  // file is replaced by a fresh one before the next.
+  workerIdleMemoryLimit: "1GB",
   reporters: ["default", "<rootDir>/scripts/jest-summary-reporter.js"],
 };

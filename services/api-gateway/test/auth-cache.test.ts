@@ -10,14 +10,14 @@ describe("API key cache", () => {
 
   it("reads a key once for a burst of requests, and a revocation takes effect within AUTH_CACHE_SECONDS", async () => {
     const account = await gw.createAccount();
-    const reads: string[] = [];
+    const reads: number[] = [];
     const query = pg.Client.prototype.query;
     const spy = jest.spyOn(pg.Client.prototype, "query").mockImplementation(function (
       this: pg.Client,
       ...args: never[]
     ) {
       const config = args[0] as unknown as { name?: string } | string;
-      if (typeof config === "object" && config.name === "auth-load-key") reads.push(config.name);
+      if (typeof config === "object" && config.name === "auth-load-key") reads.push(Date.now());
       return (query as (...a: never[]) => unknown).apply(this, args);
     } as never);
     try {
@@ -25,7 +25,11 @@ describe("API key cache", () => {
         Array.from({ length: 30 }, () => gw.request("GET", "/v1/account", { key: account.key })),
       );
       expect(burst.every((r) => r.status === 200)).toBe(true);
-      expect(reads).toHaveLength(1);
+      // One read per cache lifetime (1 s), however many requests: on a loaded machine the burst
+      // itself can outlast the lifetime (it did in a run: 2 reads), so no two reads within one.
+      expect(reads.length).toBeGreaterThanOrEqual(1);
+      const gaps = reads.slice(1).map((at, i) => at - reads[i]!);
+      expect(gaps.filter((gap) => gap < 900)).toEqual([]);
     } finally {
       spy.mockRestore();
     }
