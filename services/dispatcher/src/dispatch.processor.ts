@@ -123,6 +123,14 @@ export async function dispatchMessage(
     }
     // The last segment's record also moves the message to sent, in the same transaction.
     const result = await submitOnFirstCarrier(ctx, candidates, message, parts, todo, Boolean(withCarrier));
+    if (result === "skipped" && message.expiresAt && message.expiresAt.getTime() <= Date.now()) {
+      // No segment is marked for the wire once the validity ends, and it can end during this
+      // job (a carrier's back-off): fail it now, as the next try would, rather than leave it
+      // queued for the sweep. One a sweep or a cancel already ended stays as it is.
+      const reason = expiryReason(message.otpId);
+      await failMessage(ctx.pool, message.id, null, reason.errorCode, reason.errorMessage);
+      return "failed";
+    }
     return result === "done" ? "sent" : result;
   }
   await markSent(ctx.pool, message.id);

@@ -96,3 +96,20 @@ it("fails a message the carrier keeps throttling EXPIRED once its validity ends,
     w.simulator.update({ magicThrottleTries: 2 });
   }
 });
+
+it("fails EXPIRED, in the same job, a message whose validity ends during the carrier's back-off", async () => {
+  // 300 ms of validity against back-offs of 20, 40, 80, 160, 320 ms: a later try's mark is
+  // refused mid-job. The dispatcher alone (no sweep here) must end it, not leave it queued.
+  w.simulator.update({ magicThrottleTries: 1_000_000 });
+  try {
+    const before = await balanceOf(w.accountId);
+    const message = await send(w.accountId, "+14155560005", 300);
+    await w.waitForStatus(message.id, ["failed"], 10_000);
+    const row = (await w.db.pool.query("SELECT error_code FROM messages WHERE id = $1", [message.id]))
+      .rows[0];
+    expect(row.error_code).toBe("EXPIRED");
+    expect(await balanceOf(w.accountId)).toBe(before);
+  } finally {
+    w.simulator.update({ magicThrottleTries: 2 });
+  }
+});
