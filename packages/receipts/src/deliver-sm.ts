@@ -30,7 +30,7 @@ export interface DeliverSmDeps {
   isStopping: () => boolean;
   /** The process that stores them (carrier_receipts.received_by), host:pid. */
   receivedBy: string;
-  /** Runs in the transaction storing each inbound message (the opt-out keywords, DESIGN §11). */
+  /** Runs in the transaction storing each inbound message (the opt-out keywords: docs/decisions.md#opt-out). */
   onInbound?: InboundHook;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The event types an endpoint can subscribe to (docs/decisions.md#webhook-event-types).
- * `message.received` is an inbound message (DESIGN §11). `webhook.test` is not here: a test is
+ * `message.received` is an inbound message (docs/messages.md#inbound). `webhook.test` is not here: a test is
  * always sent.
  */
 export const WEBHOOK_EVENT_TYPES = [

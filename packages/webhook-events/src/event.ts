@@ -48,7 +48,7 @@ export interface WebhookEvent {
  * The webhook event of an outbox row (docs/webhooks.md#payload): every key present (null when not
  * known), `sequence` from the row, and nothing else, so the text of a message sent can
  * never leak in even if a writer put it in the payload. A message.received event has its own
- * keys, the inbound text among them (DESIGN §11).
+ * keys, the inbound text among them (docs/webhooks.md).
  */
 export function toWebhookEvent(row: OutboxRow): WebhookEvent {
   const data: WebhookData = {};

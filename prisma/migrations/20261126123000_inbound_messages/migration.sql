@@ -1,4 +1,4 @@
--- Inbound messages (issue 16 items 1 and 2, DESIGN §11).
+-- Inbound messages (docs/messages.md#inbound).
 
 -- The numbers and short codes an account receives on. The number is the key: it belongs to one
 -- account at a time (moving it is remove, then add).

@@ -33,7 +33,7 @@ export interface RunningDlrIngest {
 /** Connects to PostgreSQL, binds to every enabled carrier and serves HTTP. */
 /**
  * @param onInbound runs in the transaction storing each inbound message, on binds and in the
- *   timeout sweep alike: by default the opt-out keywords (STOP/START, DESIGN §11)
+ *   timeout sweep alike: by default the opt-out keywords (STOP/START: docs/decisions.md#opt-out)
  */
 export async function startDlrIngest(
   config: DlrIngestConfig,

@@ -100,7 +100,18 @@ describe("dlr-ingest sent SIGTERM under load", () => {
       timeoutMs: 40_000,
       what: "200 receipts applied",
     });
+    // A slow database: the receipts being applied at the SIGTERM wait a second for this lock, and
+    // the stop waits for them. On a quiet machine a stop with nothing in flight was over before
+    // a /readyz probe got an answer, and "went unready" could not be seen (a CI run).
+    const slow = await db.pool.connect();
+    await slow.query("BEGIN");
+    await slow.query("LOCK TABLE message_segments IN ACCESS EXCLUSIVE MODE");
+    const released = new Promise((resolve) => setTimeout(resolve, 1000)).then(async () => {
+      await slow.query("COMMIT");
+      slow.release();
+    });
     const stopped = await terminate(first.service, first.port);
+    await released;
     expectCleanStop(stopped, first.service);
     const atStop = await delivered();
     expect(atStop).toBeLessThan(TOTAL);

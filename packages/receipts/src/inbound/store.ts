@@ -23,7 +23,7 @@ export interface StoredInbound {
 /**
  * Runs inside the transaction that stores an inbound message, before the commit (and so before
  * the carrier is acknowledged): what it writes lands with the message or not at all. The opt-out
- * keywords (STOP/START, DESIGN §11) are wired here.
+ * keywords (STOP/START: docs/decisions.md#opt-out) are wired here.
  */
 export type InboundHook = (client: pg.PoolClient, message: StoredInbound) => Promise<void>;
 

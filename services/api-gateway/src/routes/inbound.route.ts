@@ -9,7 +9,7 @@ import { strictRouter } from "../http/strict-router";
 
 const notFound = () => new ApiError("NOT_FOUND", "No inbound message with this id exists for this account.");
 
-/** GET /v1/inbound and GET /v1/inbound/{id}: the account's inbound messages only (DESIGN §11). */
+/** GET /v1/inbound and GET /v1/inbound/{id}: the account's inbound messages only (docs/api.md#inbound-messages). */
 export function inboundRoutes(prisma: PrismaClient): Router {
   const router = strictRouter();
 
