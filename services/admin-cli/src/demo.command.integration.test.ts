@@ -131,6 +131,20 @@ describe("demo's carrier simulator", () => {
     created_route: boolean;
   };
 
+  it("puts the simulator's password back in clear when it is sealed (under a key this clone may not have)", async () => {
+    await cli.json<DemoJson>("demo");
+    await cli.db.prisma.carrier.update({
+      where: { id: "simulator" },
+      data: { password: "", passwordSealed: "v1.sealed-under-another-key" },
+    });
+    expect(await cli.json<DemoJson>("demo")).toMatchObject({ carrier_change: "updated" });
+    expect(await cli.db.prisma.carrier.findUniqueOrThrow({ where: { id: "simulator" } })).toMatchObject({
+      password: "platform",
+      passwordSealed: null,
+    });
+    expect(await cli.json<DemoJson>("demo")).toMatchObject({ carrier_change: "unchanged" });
+  });
+
   it('is idempotent: one "simulator" carrier with the demo settings, one route "+" to it', async () => {
     const first = await cli.json<DemoJson>("demo");
     expect(first).toMatchObject({

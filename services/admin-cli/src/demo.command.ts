@@ -71,8 +71,21 @@ async function ensureSimulatorCarrier(
   if (!existing) {
     await tx.carrier.create({ data: { id: SIMULATOR_CARRIER, ...SIMULATOR_SETTINGS, ...address } });
     change = "created";
-  } else if (existing.host !== address.host || existing.port !== address.port) {
-    ({ enabled } = await tx.carrier.update({ where: { id: SIMULATOR_CARRIER }, data: address }));
+  } else if (
+    existing.host !== address.host ||
+    existing.port !== address.port ||
+    existing.passwordSealed !== null
+  ) {
+    // A password sealed by the dispatchers opens only with the key of the .env it was sealed
+    // under; a second clone on the same database has another key, and its dispatcher could not
+    // bind. The simulator takes any password, so the demo one goes back in clear (and is sealed
+    // again with this key).
+    const reset =
+      existing.passwordSealed !== null ? { password: SIMULATOR_SETTINGS.password, passwordSealed: null } : {};
+    ({ enabled } = await tx.carrier.update({
+      where: { id: SIMULATOR_CARRIER },
+      data: { ...address, ...reset },
+    }));
     change = "updated";
   }
   return { id: SIMULATOR_CARRIER, ...address, enabled, change };

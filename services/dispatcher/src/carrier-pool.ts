@@ -88,9 +88,22 @@ export class CarrierPool {
     const rows = await this.prisma.carrier.findMany({ where: { enabled: true }, select: CARRIER_FIELDS });
     await this.sealPasswordsInClear(rows);
     // The password in clear, for the binds (and their fingerprint: a fresh seal must not rebind).
-    const carriers: CarrierRow[] = rows.map((row) => {
+    // A password that does not open (sealed under another SECRET_ENCRYPTION_KEY) costs that
+    // carrier its binds, not the others theirs: it used to fail the refresh, and the start.
+    const carriers: CarrierRow[] = rows.flatMap((row) => {
       const { passwordSealed: _sealed, ...carrier } = row;
-      return { ...carrier, password: openCarrierPassword(this.options.box, row) };
+      try {
+        return [{ ...carrier, password: openCarrierPassword(this.options.box, row) }];
+      } catch (error) {
+        this.logger.error(
+          "carrier password does not open with this key; set it again (admin carrier update)",
+          {
+            carrierId: row.id,
+            error: String(error),
+          },
+        );
+        return [];
+      }
     });
     // Ordered by carrier id so equal prefix and priority break ties as `admin route list --for` shows them.
     const routes = await this.prisma.route.findMany({

@@ -45,4 +45,32 @@ describe("carrier passwords sealed at rest", () => {
     });
     expect(openCarrierPassword(box(), resealed)).toBe("secret");
   });
+
+  it("a password sealed under another key costs that carrier its binds, not the dispatcher its start or the others theirs", async () => {
+    const other = createSecretBox(Buffer.alloc(32, 7).toString("base64"));
+    await w.db.prisma.carrier.create({
+      data: {
+        id: "foreign",
+        name: "sealed elsewhere",
+        host: "127.0.0.1",
+        port: 1,
+        systemId: "x",
+        password: "",
+        passwordSealed: other.seal("pw", "carrier:foreign"),
+      },
+    });
+    const windowBefore = (await row()).windowSize;
+    try {
+      // The refresh still takes the other carriers' changes (it used to fail whole).
+      await w.db.prisma.carrier.update({ where: { id: "sim" }, data: { windowSize: 7 } });
+      await waitFor(() => w.dispatcher.carriers.candidates("+447700900000")[0]?.windowSize === 7, {
+        what: "the refresh to take the simulator's new window",
+      });
+      expect(w.dispatcher.carriers.status().foreign).toBeUndefined();
+      await waitFor(() => (w.dispatcher.carriers.status().sim?.bound ?? 0) > 0, { what: "sim bound" });
+    } finally {
+      await w.db.prisma.carrier.delete({ where: { id: "foreign" } });
+      await w.db.prisma.carrier.update({ where: { id: "sim" }, data: { windowSize: windowBefore } });
+    }
+  });
 });
