@@ -10,6 +10,7 @@ type Body<Op extends keyof operations> = operations[Op] extends {
   ? B
   : never;
 export type ListMessagesQuery = NonNullable<operations["listMessages"]["parameters"]["query"]>;
+export type ExportMessagesQuery = operations["exportMessages"]["parameters"]["query"];
 export type ListInboundQuery = NonNullable<operations["listInbound"]["parameters"]["query"]>;
 export type Message = Schemas["Message"];
 
@@ -59,6 +60,11 @@ export function createSmsClient(options: SmsClientOptions) {
     getMessage: (messageId: string) =>
       unwrap(raw.GET("/v1/sms/{message_id}", { params: id("message_id", messageId) })),
     listMessages: (query: ListMessagesQuery = {}) => unwrap(raw.GET("/v1/sms", { params: { query } })),
+    /** The messages created in [since, until) (at most 31 days) as CSV, a stream to read as it comes. */
+    exportMessages: (query: ExportMessagesQuery) =>
+      unwrap(raw.GET("/v1/sms/export", { params: { query }, parseAs: "stream" })) as Promise<
+        ReadableStream<Uint8Array>
+      >,
     cancelMessage: (messageId: string, opts?: PostOptions) =>
       unwrap(
         raw.POST("/v1/sms/{message_id}/cancel", {

@@ -132,3 +132,42 @@ describe("docs/operations.md", () => {
     expect(stale).toEqual([]);
   });
 });
+
+/*
+ * The settings are written once: a README that kept a table of its own drifted from the code
+ * (the service READMEs did, before this check). A README links to its section of
+ * docs/operations.md instead.
+ */
+describe("READMEs", () => {
+  const SETTING_TABLE_ROW =
+    /^\|\s*`?[A-Z][A-Z0-9_]{3,}`?(?:\s*[,/]\s*`?_?[A-Z0-9_]+`?)*\s*\|\s*[^|]+\|\s*[^|]*\|\s*$/gm;
+  const readmes = [
+    "README.md",
+    ...fs
+      .readdirSync(path.join(ROOT, "services"))
+      .map((service) => path.join("services", service, "README.md"))
+      .filter((file) => fs.existsSync(path.join(ROOT, file))),
+  ];
+
+  it("finds the service READMEs (the check is not vacuous)", () => {
+    expect(readmes).toEqual(
+      expect.arrayContaining(["services/dispatcher/README.md", "services/otp/README.md"]),
+    );
+  });
+
+  it("carry no settings table of their own: they link to docs/operations.md", () => {
+    const tables = readmes.flatMap((file) =>
+      [...fs.readFileSync(path.join(ROOT, file), "utf8").matchAll(SETTING_TABLE_ROW)]
+        .map((match) => match[0])
+        .filter((row) =>
+          settingNamesOf(row).some((name) => /_/.test(name) || ["PORT", "HOST"].includes(name)),
+        )
+        .map((row) => `${file}: ${row}`),
+    );
+    expect(tables).toEqual([]);
+  });
+});
+
+function settingNamesOf(row: string): string[] {
+  return (row.split("|")[1] ?? "").match(/[A-Z][A-Z0-9_]+/g) ?? [];
+}

@@ -1,18 +1,30 @@
 import type { Server } from "node:http";
 import express from "express";
-import { healthRoutes, type MetricsSource, type ReadinessCheck } from "./health-routes";
+import { healthRoutes, type MetricsSource } from "./health-routes";
+import { readinessChecks, type ReadinessDependencies } from "./readiness";
+
+export interface HealthServerOptions {
+  port: number;
+  /** @defaultValue "0.0.0.0" */
+  host?: string;
+  /** What /readyz asks: PostgreSQL and Redis clients, each optional. */
+  readiness: ReadinessDependencies;
+  /** /readyz answers 503 once this is true, so a load balancer stops sending work. */
+  isShuttingDown: () => boolean;
+  /** Served at /metrics when given. */
+  metrics?: MetricsSource;
+}
+
+const CLOSE_BOUND_MS = 500;
 
 /** A worker's own HTTP port for /healthz and /readyz, and /metrics when given a renderer. */
 export async function startHealthServer(
-  port: number,
-  checks: Record<string, ReadinessCheck>,
-  isShuttingDown: () => boolean,
-  host = "0.0.0.0",
-  metrics?: MetricsSource,
+  options: HealthServerOptions,
 ): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+  const { port, host = "0.0.0.0", readiness, isShuttingDown, metrics } = options;
   const app = express();
   app.disable("x-powered-by");
-  app.use(healthRoutes(checks, isShuttingDown, metrics));
+  app.use(healthRoutes(readinessChecks(readiness), isShuttingDown, metrics));
   const server = app.listen(port, host);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -22,10 +34,15 @@ export async function startHealthServer(
   return {
     server,
     port: typeof address === "object" && address ? address.port : port,
+    // A probe already asked is answered (503: the service is stopping) before its connection
+    // closes: cutting it would reset the socket, and a reset can discard an answer the prober has
+    // not read yet (a SIGTERM test on a loaded machine saw no 503 at all). Idle connections close
+    // at once; one that is still busy after the bound is cut.
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), CLOSE_BOUND_MS).unref();
       }),
   };
 }

@@ -1,2 +1,3 @@
 export { healthRoutes, livenessRoutes, type MetricsSource, type ReadinessCheck } from "./health-routes";
-export { startHealthServer } from "./health-server";
+export { startHealthServer, type HealthServerOptions } from "./health-server";
+export { readinessChecks, type ReadinessDependencies } from "./readiness";

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { DispatchEntry, DispatchProducer, Priority } from "@sms/queues";
 import type { Logger } from "@sms/logger";
+import { startLoop, type Loop } from "@sms/service-runtime";
 
 export interface DispatchOutboxOptions {
   /** Messages per producer call (the producer cuts them into jobs of one account and class). @defaultValue 1000 */
@@ -37,7 +38,7 @@ export interface DispatchOutboxOptions {
 export class DispatchOutbox {
   private readonly buffer: DispatchEntry[] = [];
   private draining: Promise<void> | null = null;
-  private relayTimer: NodeJS.Timeout | null = null;
+  private relayLoop: Loop | null = null;
   private readonly chunkSize: number;
   private readonly staleAfterMs: number;
   private readonly isQueueReachable: () => Promise<boolean>;
@@ -162,27 +163,27 @@ export class DispatchOutbox {
 
   /** Runs the relay every `intervalMs` until stop(). */
   startRelay(intervalMs = 5000): void {
-    const tick = async () => {
-      try {
+    this.relayLoop = startLoop({
+      name: "dispatch outbox relay",
+      intervalMs,
+      firstTickAfterMs: intervalMs,
+      logger: this.logger,
+      tick: async (isStopping) => {
         if (!(await this.isQueueReachable())) throw new Error("Redis does not answer; relay skipped");
-        let moved = 0;
+        let moved: number;
         let total = 0;
         do {
           moved = await this.relayStale();
           total += moved;
-        } while (moved > 0 && this.relayTimer);
+        } while (moved > 0 && !isStopping());
         if (total) this.logger.info("dispatch outbox relayed messages", { count: total });
-      } catch (error) {
-        this.logger.warn("dispatch outbox relay failed; will retry", { error: String(error) });
-      }
-      if (this.relayTimer) this.relayTimer = setTimeout(tick, intervalMs);
-    };
-    this.relayTimer = setTimeout(tick, intervalMs);
+      },
+    });
   }
 
   async stop(): Promise<void> {
-    if (this.relayTimer) clearTimeout(this.relayTimer);
-    this.relayTimer = null;
+    await this.relayLoop?.stop();
+    this.relayLoop = null;
     await this.settle();
   }
 }

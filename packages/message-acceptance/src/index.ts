@@ -7,6 +7,7 @@ import { GroupCommitter, type GroupCommitterOptions } from "./group-committer";
 import type { PrepareOptions } from "./prepare";
 import { SuppressionLookup } from "./suppression-lookup";
 
+export { acceptWithinTransaction } from "./accept-in-transaction";
 export { MessageAcceptor, type BulkResult, type BulkItemError, type BulkItemResult } from "./acceptor";
 export { DispatchOutbox } from "./dispatch-outbox";
 export { GroupCommitter } from "./group-committer";

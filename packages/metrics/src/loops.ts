@@ -29,6 +29,8 @@ export class SchedulerLoopMetrics {
   readonly expiryRefunds: Counter;
   readonly receiptTimeouts: Counter;
   readonly expiryErrors: Counter;
+  readonly countDeltasFolded: Counter;
+  readonly countErrors: Counter;
 
   constructor(metrics: MetricsRegistry) {
     this.promoted = counter(
@@ -74,6 +76,16 @@ export class SchedulerLoopMetrics {
       "sms_scheduler_expiry_errors_total",
       "Ticks of the validity and receipt-timeout sweeps that failed",
     );
+    this.countDeltasFolded = counter(
+      metrics,
+      "sms_scheduler_message_count_deltas_folded_total",
+      "Status-change deltas folded into the per-account message counts (what the dashboard overview reads)",
+    );
+    this.countErrors = counter(
+      metrics,
+      "sms_scheduler_message_counts_errors_total",
+      "Ticks of the message-counts fold that failed",
+    );
   }
 }
 
@@ -108,6 +120,7 @@ export class ReceiptIngestMetrics {
   readonly sweepSettled: Counter<"outcome">;
   readonly inbound: Counter<"outcome">;
   readonly inboundTimedOut: Counter;
+  readonly inboundHttp: Counter<"outcome">;
 
   constructor(metrics: MetricsRegistry) {
     const registers = [metrics.registry];
@@ -144,6 +157,12 @@ export class ReceiptIngestMetrics {
     this.inboundTimedOut = new Counter({
       name: "sms_inbound_incomplete_total",
       help: "Concatenated inbound messages stored incomplete: their group timed out (INBOUND_PART_TIMEOUT_MS) before every part arrived",
+      registers,
+    });
+    this.inboundHttp = new Counter({
+      name: "sms_inbound_http_total",
+      help: "Inbound messages carriers posted to POST /v1/carriers/{id}/inbound that passed authentication and validation, by outcome: assigned, unassigned, part_waiting, duplicate_part, duplicate (a message_id already stored: answered, not stored again), error (not stored; the carrier is answered 503)",
+      labelNames: ["outcome"],
       registers,
     });
   }

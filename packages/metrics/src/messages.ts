@@ -1,3 +1,4 @@
+import { countPlatformStatuses } from "@sms/message-counts";
 import { Counter, Gauge } from "prom-client";
 import type { MetricsRegistry } from "./registry";
 import { withinScrapeBudget } from "./scrape-time";
@@ -10,20 +11,12 @@ interface Queryable {
 }
 
 /*
- * Counted at scrape time, and only the statuses a message leaves again. A count of the
- * final statuses would read the whole table on every scrape and grow with it forever;
- * these three are the backlog (bounded by traffic in flight), and the (status,
- * scheduled_at) index answers them with an index-only scan. Counters bumped at each
- * transition were the alternative: they would live in every process that changes a
- * status (the hot, set-based SQL paths) and only say what one replica did since it
- * started, never how many messages are waiting now.
+ * Read at scrape time from the message counts (docs/decisions.md#message-counts), and only the
+ * statuses a message leaves again: their count rows are the hours that still hold such a
+ * message, so a scrape costs the traffic in flight, not the size of the table. Counters
+ * bumped at each transition were the alternative: they would only say what one replica
+ * did since it started, never how many messages are waiting now.
  */
-const COUNT_OPEN = `
-SELECT status::text AS status, count(*)::int AS n
-FROM messages
-WHERE status = ANY($1::"MessageStatus"[])
-GROUP BY status`;
-
 /** Messages not yet final, by status, read from PostgreSQL at scrape time. */
 export class MessageStatusMetrics {
   readonly open: Gauge<"status">;
@@ -36,13 +29,10 @@ export class MessageStatusMetrics {
       registers: [metrics.registry],
       async collect() {
         this.reset();
-        const { rows } = await withinScrapeBudget(
-          pool.query<{ status: string; n: number }>(COUNT_OPEN, [OPEN_STATUSES]),
-        ).catch(() => ({ rows: null }));
+        const counts = await withinScrapeBudget(countPlatformStatuses(pool, OPEN_STATUSES)).catch(() => null);
         // Unanswered: no series this scrape rather than zeros that would look like an empty backlog.
-        if (!rows) return;
-        for (const status of OPEN_STATUSES)
-          this.set({ status }, rows.find((r) => r.status === status)?.n ?? 0);
+        if (!counts) return;
+        for (const status of OPEN_STATUSES) this.set({ status }, counts[status] ?? 0);
       },
     });
   }

@@ -15,6 +15,7 @@ import { createRedis, type Redis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
 import { WebhookEndpoints } from "@sms/webhook-endpoints";
+import { toWebhookEvent, type OutboxRow } from "@sms/webhook-events";
 import { relayOutbox, type RelayProducers } from "./index";
 import { CLAIM_EVENTS } from "./relay.sql";
 
@@ -98,7 +99,14 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     });
     const pending = rows.find((r) => r.message_id === delivered);
     expect(pending).toMatchObject({ status: "pending", event_type: "message.failed" });
-    expect(pending.payload).toMatchObject({
+    // No copy of the payload: the sender builds the body from the event row of the same id.
+    expect(pending.payload).toBeNull();
+    const { rows: eventRows } = await db.pool.query<OutboxRow>(
+      "SELECT o.* FROM outbox_events AS o JOIN webhook_deliveries AS d ON d.event_id = o.id WHERE d.message_id = $1",
+      [delivered],
+    );
+    const body = toWebhookEvent(eventRows[0]!);
+    expect(body).toMatchObject({
       event: "message.failed",
       message_id: delivered,
       data: {
@@ -109,15 +117,23 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
         otp_id: null,
       },
     });
-    expect(JSON.stringify(pending.payload)).not.toContain("secret text");
+    expect(JSON.stringify(body)).not.toContain("secret text");
     const { rows: events } = await db.pool.query("SELECT event_id FROM outbox_pending");
     expect(events).toHaveLength(0);
     const { rows: ids } = await db.pool.query(
       "SELECT event_id FROM webhook_deliveries WHERE status = 'pending'",
     );
-    // One batch job per account per claim.
-    expect(await webhookJobs()).toEqual([
+    // One batch job per account per claim, and the rows written already claimed by it.
+    const jobs = await webhookJobs();
+    expect(jobs).toEqual([
       { accountId: withEndpoint, eventIds: ids.map((r) => r.event_id), claim: expect.any(String) },
+    ]);
+    const { rows: claims } = await db.pool.query(
+      "SELECT status::text, claim FROM webhook_deliveries ORDER BY status::text DESC",
+    );
+    expect(claims).toEqual([
+      { status: "pending", claim: jobs[0]!.claim },
+      { status: "failed", claim: null },
     ]);
     expect(await relayOutbox(db.pool, producers, { limit: 100 })).toEqual({
       events: 0,

@@ -29,19 +29,18 @@ ORDER BY o.created_at, o.sequence`;
 /**
  * One delivery per event for an account with an endpoint: pending, or failed at once
  * when the endpoint is disabled (kept, so a replay can send it after re-enabling).
- * The payloads come as one JSON array ($5), matched to the other columns by position:
- * as a text[] every quote of every payload was escaped twice over (array literal, then
- * JSON), the relay's largest cost after the enqueue.
+ * No copy of the payload: the sender builds the body from the event row
+ * (docs/webhooks.md#storage), which is written once and never changed.
+ * A pending delivery is written with the claim of the job that will send it ($7).
  * ON CONFLICT: a relay retried after a lost commit acknowledgement writes nothing twice.
  */
 export const INSERT_DELIVERIES = `
-INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, payload, status, next_attempt_at, last_error, created_at)
-SELECT d.event_id, d.account_id, d.message_id, d.event_type, p.payload, d.status::"WebhookDeliveryStatus",
+INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, status, next_attempt_at, last_error, created_at, claim)
+SELECT d.event_id, d.account_id, d.message_id, d.event_type, d.status::"WebhookDeliveryStatus",
        CASE WHEN d.status = 'pending' THEN now() END,
        CASE WHEN d.status = 'failed' THEN 'endpoint disabled' END,
-       d.created_at
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[], $7::timestamptz[]) WITH ORDINALITY
-  AS d(event_id, account_id, message_id, event_type, status, created_at, n)
-JOIN jsonb_array_elements($5::jsonb) WITH ORDINALITY AS p(payload, n) USING (n)
+       d.created_at, d.claim
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[])
+  AS d(event_id, account_id, message_id, event_type, status, created_at, claim)
 ON CONFLICT (event_id) DO NOTHING
 RETURNING event_id, account_id, status::text AS status`;

@@ -1,14 +1,15 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
 import { isMessageStatus, isTerminal } from "@sms/message-state";
-import type {
-  SmppReceiptJob,
-  SmppReceiptProducer,
-  WebhookDelivery,
-  WebhookDeliverProducer,
+import {
+  batchDeliveries,
+  type SmppReceiptJob,
+  type SmppReceiptProducer,
+  type WebhookBatch,
+  type WebhookDeliverProducer,
 } from "@sms/queues";
 import { notifyReceiptsStored, storeReceiptsFor } from "@sms/smpp-receipts";
-import { isSubscribed, toWebhookEvent, type OutboxRow } from "@sms/webhook-events";
+import { isSubscribed, type OutboxRow } from "@sms/webhook-events";
 import { CLAIM_EVENTS, INSERT_DELIVERIES } from "./relay.sql";
 
 interface ClaimedRow extends OutboxRow {
@@ -64,10 +65,10 @@ export async function relayOutbox(
   } finally {
     client.release();
   }
-  await producers.webhooks.enqueue(published.toQueue);
+  await producers.webhooks.enqueueBatches(published.toQueue);
   return {
     events: published.events,
-    webhooks: published.toQueue.length,
+    webhooks: published.toQueue.reduce((sum, batch) => sum + batch.eventIds.length, 0),
     smppReceipts: published.smppReceipts,
     statuses: published.statuses,
   };
@@ -103,9 +104,17 @@ async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, 
   return { events: rows.length, toQueue, smppReceipts: receipts.length, statuses };
 }
 
-async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Promise<WebhookDelivery[]> {
+/**
+ * Writes the deliveries and returns their batch jobs. Each pending row is written already
+ * claimed by its job (docs/decisions.md#webhook-claims), so the worker that takes the job
+ * need not write the row again before sending it.
+ */
+async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Promise<WebhookBatch[]> {
   if (rows.length === 0) return [];
-  const { rows: inserted } = await client.query<{ event_id: string; account_id: string; status: string }>({
+  const pending = rows.filter((r) => r.endpoint_enabled);
+  const batches = batchDeliveries(pending.map((r) => ({ eventId: r.id, accountId: r.account_id })));
+  const claims = new Map(batches.flatMap((batch) => batch.eventIds.map((id) => [id, batch.claim] as const)));
+  const { rows: inserted } = await client.query<{ event_id: string }>({
     name: "outbox-relay-deliveries",
     text: INSERT_DELIVERIES,
     values: [
@@ -113,14 +122,16 @@ async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Prom
       rows.map((r) => r.account_id),
       rows.map((r) => r.message_id),
       rows.map((r) => r.type),
-      JSON.stringify(rows.map((r) => toWebhookEvent(r))),
       rows.map((r) => (r.endpoint_enabled ? "pending" : "failed")),
       rows.map((r) => r.created_at),
+      rows.map((r) => claims.get(r.id) ?? null),
     ],
   });
-  return inserted
-    .filter((row) => row.status === "pending")
-    .map((row) => ({ eventId: row.event_id, accountId: row.account_id }));
+  // A relay retried after a lost commit acknowledgement inserts nothing again: no job either.
+  const written = new Set(inserted.map((row) => row.event_id));
+  return batches
+    .map((batch) => ({ ...batch, eventIds: batch.eventIds.filter((id) => written.has(id)) }))
+    .filter((batch) => batch.eventIds.length > 0);
 }
 
 function isFinalSmppEvent(row: ClaimedRow): boolean {

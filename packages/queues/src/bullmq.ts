@@ -3,7 +3,7 @@ import { Queue, Worker, type JobsOptions, type Processor, type WorkerOptions } f
 import type { Redis } from "@sms/redis";
 import { queuePrefix, type QueueName } from "./names";
 
-export type { Job, Processor } from "bullmq";
+export type { Job, Processor, Worker, WorkerOptions } from "bullmq";
 export { DelayedError } from "bullmq";
 
 /** Connection and namespace shared by every queue of a process. */

@@ -20,6 +20,8 @@ export interface EnqueueOptions {
   attempt?: number;
   /** @defaultValue false */
   paced?: boolean;
+  /** With paced: the end of the second the share was reserved in (see DispatchJob). */
+  pacedUntil?: number;
   /** The job handing these messages on: its claims pass to the new jobs before they exist. */
   from?: string;
 }
@@ -115,7 +117,7 @@ interface PlannedJob {
 export function planJobs(
   entries: readonly DispatchEntry[],
   batchSize: number,
-  opts: Pick<EnqueueOptions, "attempt" | "paced"> = {},
+  opts: Pick<EnqueueOptions, "attempt" | "paced" | "pacedUntil"> = {},
 ): PlannedJob[] {
   const groups = new Map<string, DispatchEntry[]>();
   // A message twice in one job would be claimed twice by the same job and dispatched twice.
@@ -137,6 +139,7 @@ export function planJobs(
         accountId,
         attempt: opts.attempt ?? 0,
         paced: opts.paced ?? false,
+        pacedUntil: opts.pacedUntil,
       });
       // Not the message id any more (a job holds many): a fresh id per job, claims do the de-duplication.
       jobs.push({ id: `dsp-${crypto.randomUUID()}`, priority, data });

@@ -1,6 +1,15 @@
 export { QUEUES, DISPATCH_QUEUES, PRIORITIES, queuePrefix, type QueueName, type Priority } from "./names";
 export { DispatchJob, WebhookDeliverJob, SmppReceiptJob } from "./payloads";
-export { openQueue, openWorker, DelayedError, type QueueContext, type Job, type Processor } from "./bullmq";
+export {
+  openQueue,
+  openWorker,
+  DelayedError,
+  type QueueContext,
+  type Job,
+  type Processor,
+  type Worker,
+  type WorkerOptions,
+} from "./bullmq";
 export {
   createDispatchProducer,
   planJobs,

@@ -11,6 +11,12 @@ export const DispatchJob = z.object({
   attempt: z.number().int().nonnegative().default(0),
   /** Their share of the account's messages/s is already reserved: dispatch without pacing again. */
   paced: z.boolean().default(false),
+  /**
+   * The end (ms since the epoch) of the second their share was reserved in. A paced job that
+   * runs after it (a late timer, a busy worker) reserves again: sent late, its messages would
+   * fall in a second already full. Absent on jobs queued before it existed.
+   */
+  pacedUntil: z.number().int().positive().optional(),
 });
 export type DispatchJob = z.infer<typeof DispatchJob>;
 

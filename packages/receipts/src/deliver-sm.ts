@@ -5,7 +5,8 @@ import { CommandStatus, EsmClass, parseReceipt, parseReceiptDate, type DeliverSm
 import { applyReceipts, type ReceiptInput, type ReceiptResult } from "./apply-receipt";
 import { doneDateHasSeconds } from "./done-date";
 import { readInboundPdu } from "./inbound/read-pdu";
-import { storeInboundPiece, type InboundHook } from "./inbound/store";
+import { createInboundIntake, type InboundIntake } from "./inbound/intake";
+import type { InboundHook } from "./inbound/store";
 
 /** Handles one deliver_sm of a carrier; deliver_sm_resp carries what it returns (or ESME_RX_T_APPN when it throws). */
 export type DeliverSmHandler = (carrierId: string, pdu: DeliverSm) => Promise<number | void>;
@@ -32,6 +33,8 @@ export interface DeliverSmDeps {
   receivedBy: string;
   /** Runs in the transaction storing each inbound message (the opt-out keywords: docs/decisions.md#opt-out). */
   onInbound?: InboundHook;
+  /** Shared with another intake of the process (dlr-ingest's HTTP endpoint); by default one of its own with `onInbound`. */
+  inbound?: InboundIntake;
 }
 
 /**
@@ -55,10 +58,11 @@ export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
     maxConcurrent: 2,
   });
   const count = (kind: string, carrierId: string) => metrics.deliverSm.inc({ kind, carrier_id: carrierId });
+  const inbound = deps.inbound ?? createInboundIntake(pool, deps.onInbound);
   const storeInbound = async (carrierId: string, pdu: DeliverSm): Promise<number> => {
     const piece = readInboundPdu(pdu);
     try {
-      const { outcome, message } = await storeInboundPiece(pool, carrierId, piece, deps.onInbound);
+      const { outcome, message } = await inbound.store(carrierId, piece);
       metrics.inbound.inc({ outcome });
       // Never the text or the numbers in logs: inbound content is the subscriber's.
       logger.debug("inbound stored", {

@@ -44,11 +44,13 @@ export {
   type PartPosition,
 } from "./inbound/read-pdu";
 export { assembleText, type AssembledText, type StoredPart } from "./inbound/assemble";
+export { createInboundIntake, type InboundIntake } from "./inbound/intake";
+export { insertInboundMessages, receivedPayload, type NewInbound } from "./inbound/insert-messages";
 export {
   completeTimedOutGroups,
   purgeStoredParts,
-  receivedPayload,
   storeInboundPiece,
+  storeWholeInbounds,
   type InboundHook,
   type InboundOutcome,
   type StoredInbound,

@@ -2,3 +2,5 @@ export * from "./run-service";
 export { startLoop, settlesWithin, type Loop } from "./loop";
 export { closeWorkerWithin, type ClosableWorker } from "./close-worker";
 export { InFlight } from "./in-flight";
+export { orderedStop, type ShutdownBound, type StopStep } from "./ordered-stop";
+export { registerWorker, type RegisteredWorker, type WorkerInstrumentation } from "./register-worker";

@@ -68,6 +68,41 @@ describe("startLoop", () => {
     await loop.stop();
     expect(sawStopping).toBe(true);
   });
+
+  it("waits firstTickAfterMs before the first tick, and hands each failure to onError", async () => {
+    const started = Date.now();
+    let firstTickAt = 0;
+    const errors: unknown[] = [];
+    const loop = startLoop({
+      name: "test",
+      intervalMs: 1000,
+      firstTickAfterMs: 60,
+      logger,
+      onError: (error) => errors.push(error),
+      tick: async () => {
+        firstTickAt ||= Date.now();
+        throw new Error("redis unreachable");
+      },
+    });
+    await waitFor(() => errors.length === 1);
+    await loop.stop();
+    expect(firstTickAt - started).toBeGreaterThanOrEqual(55);
+    expect(String(errors[0])).toContain("redis unreachable");
+  });
+
+  it("a stop before the first tick ends the loop without ticking", async () => {
+    let ticks = 0;
+    const loop = startLoop({
+      name: "test",
+      intervalMs: 1,
+      firstTickAfterMs: 30,
+      logger,
+      tick: async () => void ticks++,
+    });
+    await loop.stop();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(ticks).toBe(0);
+  });
 });
 
 describe("settlesWithin", () => {

@@ -6,18 +6,23 @@ export interface Loop {
 }
 
 /**
- * Runs `tick` now and then `intervalMs` after each tick ends (never two at once). A
- * failing tick is logged and the loop goes on: a database or Redis outage must not
- * stop the service, only delay it. `tick` gets `isStopping` to cut a long tick short.
+ * Runs `tick` after `firstTickAfterMs` and then `intervalMs` after each tick ends (never two
+ * at once). A failing tick is logged and counted through `onError`, and the loop goes on: a
+ * database or Redis outage must not stop the service, only delay it. `tick` gets
+ * `isStopping` to cut a long tick short.
  */
 export function startLoop(options: {
+  /** Names the loop in its log lines. */
   name: string;
   intervalMs: number;
   logger: Logger;
-  tick: (isStopping: () => boolean) => Promise<void>;
-  onError?: () => void;
+  tick: (isStopping: () => boolean) => Promise<unknown>;
+  /** Called with each failed tick's error, after it is logged (a metric counts it). */
+  onError?: (error: unknown) => void;
+  /** Delay before the first tick. @defaultValue 0 */
+  firstTickAfterMs?: number;
 }): Loop {
-  const { name, intervalMs, logger, tick } = options;
+  const { name, intervalMs, logger, tick, firstTickAfterMs = 0 } = options;
   let stopping = false;
   let timer: NodeJS.Timeout | null = null;
   let current: Promise<void> | null = null;
@@ -26,16 +31,19 @@ export function startLoop(options: {
   const run = () => {
     timer = null;
     current = tick(isStopping)
-      .catch((error: unknown) => {
-        options.onError?.();
-        logger.warn(`${name} tick failed; will retry`, { error: String(error) });
-      })
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          logger.warn(`${name} tick failed; will retry`, { error: String(error) });
+          options.onError?.(error);
+        },
+      )
       .finally(() => {
         current = null;
         if (!stopping) timer = setTimeout(run, intervalMs);
       });
   };
-  timer = setTimeout(run, 0);
+  timer = setTimeout(run, firstTickAfterMs);
 
   return {
     async stop() {

@@ -1,5 +1,11 @@
-export { classifyOptOutKeyword, type OptOutKeyword } from "./keywords";
-export { applyOptOutKeyword, optOutOnInbound, senderNumber, type OptOutOutcome } from "./opt-out";
+export {
+  classifyKeywordFamily,
+  classifyOptOutKeyword,
+  type KeywordFamily,
+  type OptOutKeyword,
+} from "./keywords";
+export { autoReplyRef, keywordsOnInbound, sendKeywordAutoReply, type AutoReplyOutcome } from "./auto-reply";
+export { applyOptOutKeyword, senderNumber, type OptOutOutcome } from "./opt-out";
 export {
   addSuppression,
   getSuppression,

@@ -1,4 +1,4 @@
-import { classifyOptOutKeyword } from "./keywords";
+import { classifyKeywordFamily, classifyOptOutKeyword } from "./keywords";
 
 describe("classifyOptOutKeyword", () => {
   it.each([
@@ -46,4 +46,16 @@ describe("classifyOptOutKeyword", () => {
     "Stop sending these messages to this number right now",
     "ストップ",
   ])("%j is an ordinary message", (text) => expect(classifyOptOutKeyword(text)).toBeNull());
+});
+
+describe("classifyKeywordFamily", () => {
+  it("adds HELP and INFO to the opt-out families, by the same whole-text rule", () => {
+    expect(["Help!", " info ", "HELP"].map(classifyKeywordFamily)).toEqual(["help", "help", "help"]);
+    expect(["help me please", "information"].map(classifyKeywordFamily)).toEqual([null, null]);
+    expect(["Stop", "yes"].map(classifyKeywordFamily)).toEqual(["stop", "start"]);
+  });
+
+  it("leaves HELP out of the opt-out keywords: it changes no list", () => {
+    expect(classifyOptOutKeyword("HELP")).toBeNull();
+  });
 });

@@ -1,6 +1,9 @@
 /** What an inbound text asks of the account's suppression list. */
 export type OptOutKeyword = "stop" | "start";
 
+/** The keyword families an account may set an auto-reply for: the opt-out ones and HELP. */
+export type KeywordFamily = OptOutKeyword | "help";
+
 /**
  * The STOP family: the six words US carriers and the CTIA handbook require (STOP, STOPALL,
  * UNSUBSCRIBE, CANCEL, END, QUIT), the two the 2023 handbook added (REVOKE, OPT OUT), and
@@ -25,6 +28,9 @@ const STOP_WORDS = new Set([
 /** The START family: English only, so an ordinary reply in another language never re-subscribes anyone. */
 const START_WORDS = new Set(["START", "YES", "UNSTOP"]);
 
+/** The HELP family (CTIA: HELP and INFO): changes nothing, may only be answered. */
+const HELP_WORDS = new Set(["HELP", "INFO"]);
+
 /**
  * The keyword an inbound text is, or null. The WHOLE text must be the keyword: case,
  * spaces (leading, trailing, inside: "opt out", "Stop all"), hyphens, accents ("Arrêt")
@@ -32,6 +38,12 @@ const START_WORDS = new Set(["START", "YES", "UNSTOP"]);
  * is an ordinary message (docs/decisions.md#opt-out).
  */
 export function classifyOptOutKeyword(text: string): OptOutKeyword | null {
+  const family = classifyKeywordFamily(text);
+  return family === "help" ? null : family;
+}
+
+/** The keyword family an inbound text is (the same whole-text rule), HELP included; or null. */
+export function classifyKeywordFamily(text: string): KeywordFamily | null {
   const word = text
     .normalize("NFKD")
     .replace(/\p{M}/gu, "")
@@ -41,5 +53,6 @@ export function classifyOptOutKeyword(text: string): OptOutKeyword | null {
   if (word.length === 0 || word.length > 16) return null;
   if (STOP_WORDS.has(word)) return "stop";
   if (START_WORDS.has(word)) return "start";
+  if (HELP_WORDS.has(word)) return "help";
   return null;
 }

@@ -60,14 +60,3 @@ export function senderNumber(from: string): string | null {
   const digits = compact.replace(/^\+/, "");
   return /^[1-9]\d{6,14}$/.test(digits) ? `+${digits}` : null;
 }
-
-/**
- * The inbound path's hook (@sms/receipts InboundHook), run in the transaction that stores each
- * inbound message: a STOP or START of a message some account owns changes that account's list.
- */
-export async function optOutOnInbound(
-  client: Queryable,
-  message: { accountId: string | null; from: string; to: string; text: string },
-): Promise<void> {
-  if (message.accountId) await applyOptOutKeyword(client, { ...message, accountId: message.accountId });
-}

@@ -8,3 +8,4 @@ export {
 } from "./endpoints";
 export { validateWebhookUrl, MAX_URL_LENGTH } from "./validate-url";
 export { replayFailedDeliveries, type ReplayFilter, type ReplayResult } from "./replay";
+export { deliveryAttempts, successOnDelivery, SUCCESS_COLUMNS, type RecordedAttempt } from "./attempts";

@@ -10,6 +10,7 @@ import {
   smppSystemId,
   smppSystemType,
 } from "./arguments";
+import { registerCarrierInboundTokenCommand } from "./carrier-inbound-token.command";
 import { healthCells, readHealth } from "./carrier-health.view";
 import { CommandError, UsageError } from "./errors";
 import { formatDate, formatTable, printResult, type CliIo } from "./output";
@@ -121,6 +122,8 @@ export function describeCarrier(carrier: Carrier) {
     receipt_id_form: carrier.receiptIdForm,
     receipt_window_hours: carrier.receiptWindowHours,
     gsm7_encoding: carrier.gsm7Encoding,
+    /** Whether the carrier may post inbound messages over HTTP; the token itself is never kept. */
+    inbound_token: carrier.inboundTokenHash !== null,
     enabled: carrier.enabled,
     created_at: carrier.createdAt.toISOString(),
     updated_at: carrier.updatedAt.toISOString(),
@@ -239,6 +242,7 @@ export function registerCarrierCommands(program: Command, io: CliIo): void {
   const carrier = program
     .command("carrier")
     .description("Add and tune the upstream SMSCs the dispatcher binds to (passwords are never printed)");
+  registerCarrierInboundTokenCommand(carrier, io);
 
   withCarrierOptions(
     carrier
@@ -396,6 +400,7 @@ export function registerCarrierCommands(program: Command, io: CliIo): void {
             `created ${formatDate(found.createdAt)}, updated ${formatDate(found.updatedAt)}`,
           `Endpoint: ${found.host}:${found.port} (${found.useTls ? "TLS" : "plain TCP"})`,
           `Bind: system_id ${found.systemId}, password ${PASSWORD_MASK}, system_type ${JSON.stringify(found.systemType)}`,
+          `Inbound over HTTP: ${found.inboundTokenHash ? "token issued" : "no token (posts refused)"}`,
           `Binds: ${describeBinds(found)}; ` +
             `window ${found.windowSize} per bind; ${found.submitsPerSecond} submits/s`,
           `Routes: ${

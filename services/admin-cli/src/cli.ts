@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerAccountCommands } from "./accounts.command";
+import { registerAutoReplyCommands } from "./auto-reply.command";
 import { registerCarrierCommands } from "./carriers.command";
 import { registerCreditCommands } from "./credits.command";
 import { registerDashboardCommands } from "./dashboard.command";
@@ -40,6 +41,7 @@ export function buildProgram(io: CliIo): Command {
   registerNumberCommands(program, io);
   registerKeyCommands(program, io);
   registerLimitCommands(program, io);
+  registerAutoReplyCommands(program, io);
   registerCarrierCommands(program, io);
   registerRouteCommands(program, io);
   registerWebhookCommands(program, io);

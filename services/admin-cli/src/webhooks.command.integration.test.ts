@@ -158,6 +158,44 @@ describe("admin webhook commands", () => {
     expect((await cli.run("webhook", "events", "acc_01ARZ3NDEKTSV4RRFFQ69G5FAV", "all")).code).toBe(1);
   });
 
+  it("attempts: the failures from webhook_attempts, then the success kept on the delivery, in order", async () => {
+    const account = await cli.createAccount();
+    const eventId = "evt_01ARZ3NDEKTSV4RRFFQ69G5FB0";
+    await cli.db.pool.query(
+      `INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, payload, status, attempts,
+                                       last_attempt_at, last_status_code, succeeded_at, success_on_row)
+       VALUES ($1, $2, 'msg_01ARZ3NDEKTSV4RRFFQ69G5FB0', 'message.sent', '{}', 'succeeded', 2,
+               '2026-11-24T10:00:05.000Z', 204, '2026-11-24T10:00:05.031Z', true)`,
+      [eventId, account],
+    );
+    await cli.db.pool.query(
+      `INSERT INTO webhook_attempts (event_id, account_id, attempt, url, status_code, latency_ms, response_body, error, started_at)
+       VALUES ($1, $2, 1, 'https://hooks.example.com/x', 503, 12, 'maintenance', NULL, '2026-11-24T10:00:00.000Z')`,
+      [eventId, account],
+    );
+    expect(await cli.json("webhook", "attempts", eventId)).toEqual([
+      {
+        attempt: 1,
+        started_at: "2026-11-24T10:00:00.000Z",
+        status_code: 503,
+        latency_ms: 12,
+        error: null,
+        response_body: "maintenance",
+      },
+      {
+        attempt: 2,
+        started_at: "2026-11-24T10:00:05.000Z",
+        status_code: 204,
+        latency_ms: 31,
+        error: null,
+        response_body: null,
+      },
+    ]);
+    const table = await cli.run("webhook", "attempts", eventId);
+    expect(table.stdout.trim().split("\n")).toHaveLength(3);
+    expect(table.stdout).toMatch(/^2\s+2026-11-24T10:00:05.000Z\s+204\s+31\s+-\s*$/m);
+  });
+
   it("replay: failed deliveries go back to pending and onto the queue", async () => {
     const account = await cli.createAccount();
     await cli.json("webhook", "set", account, url);

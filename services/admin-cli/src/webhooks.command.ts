@@ -3,6 +3,7 @@ import { isId } from "@sms/ids";
 import { SecretBoxError } from "@sms/secret-box";
 import { UrlNotAllowedError } from "@sms/ssrf-guard";
 import {
+  deliveryAttempts,
   replayFailedDeliveries,
   WebhookEndpointError,
   type EndpointView,
@@ -290,10 +291,7 @@ export function registerWebhookCommands(program: Command, io: CliIo): void {
     .argument("<eventId>", "the event (evt_…)")
     .action(async (eventId: string, _options: unknown, command: Command) => {
       if (!isId("evt", eventId)) throw new UsageError(`not an event id: ${eventId}`);
-      const rows = await io.db.prisma.webhookAttempt.findMany({
-        where: { eventId },
-        orderBy: { attempt: "asc" },
-      });
+      const rows = (await deliveryAttempts(io.db.prisma, [eventId])).reverse();
       const json = rows.map((a) => ({
         attempt: a.attempt,
         started_at: a.startedAt.toISOString(),

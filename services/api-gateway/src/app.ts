@@ -9,7 +9,7 @@ import { rateLimitMiddleware, type RateLimiter } from "@sms/rate-limit";
 import type { GatewayConfig } from "./config";
 import { ApiError } from "@sms/errors";
 import { assignRequestId, errorHandler, notFound } from "@sms/http-errors";
-import { livenessRoutes, type ReadinessCheck } from "@sms/health";
+import { livenessRoutes, type ReadinessDependencies } from "@sms/health";
 import { authenticate, authOf } from "./http/auth";
 import { idempotency } from "./http/idempotency";
 import { jsonBody, raiseBodyError } from "./http/json-body";
@@ -17,6 +17,7 @@ import { GatewayMetrics } from "./metrics";
 import { buildOpenApiDocument } from "./openapi";
 import { accountRoutes } from "./routes/account.route";
 import { docsRoutes } from "./routes/docs.route";
+import { exportRoutes } from "./routes/export.route";
 import { inboundRoutes } from "./routes/inbound.route";
 import { messageRoutes } from "./routes/messages.route";
 import { otpRoutes } from "./routes/otp.route";
@@ -26,7 +27,12 @@ import { suppressionRoutes } from "./routes/suppressions.route";
 export interface GatewayDeps {
   config: Pick<
     GatewayConfig,
-    "BODY_LIMIT_BYTES" | "IDEMPOTENCY_TTL_HOURS" | "MAX_SEGMENTS" | "DOCS_ENABLED" | "TRUST_PROXY_HOPS"
+    | "BODY_LIMIT_BYTES"
+    | "IDEMPOTENCY_TTL_HOURS"
+    | "MAX_SEGMENTS"
+    | "DOCS_ENABLED"
+    | "TRUST_PROXY_HOPS"
+    | "EXPORTS_PER_ACCOUNT"
   >;
   logger: Logger;
   prisma: PrismaClient;
@@ -36,7 +42,7 @@ export interface GatewayDeps {
   limiter: RateLimiter;
   acceptor: MessageAcceptor;
   otp: OtpService;
-  readiness: Record<string, ReadinessCheck>;
+  readiness: ReadinessDependencies;
   isShuttingDown: () => boolean;
   /** @defaultValue a registry of its own */
   metrics?: GatewayMetrics;
@@ -81,6 +87,7 @@ export function buildApp(deps: GatewayDeps): express.Express {
   app.use(sendRoutes(deps.acceptor, idempotent));
   app.use(otpRoutes(deps.otp, idempotent));
   app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));
+  app.use(exportRoutes(deps.pool, { perAccount: deps.config.EXPORTS_PER_ACCOUNT }));
   app.use(messageRoutes(deps.prisma, deps.pool, idempotent));
   app.use(inboundRoutes(deps.prisma));
   app.use(suppressionRoutes(deps.pool, idempotent));

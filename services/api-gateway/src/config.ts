@@ -11,6 +11,8 @@ const GatewaySettings = z.object({
   GATEWAY_WORKERS: envInt(1, 1, 64),
   /** Address to listen on. */
   HOST: z.string().default("0.0.0.0"),
+  /** Message exports (GET /v1/sms/export) one account may run at a time in each gateway process (docs/api.md#export-messages). */
+  EXPORTS_PER_ACCOUNT: envInt(2, 1, 100),
   /** Largest request body in bytes (docs/api.md#conventions: 1 MiB). */
   BODY_LIMIT_BYTES: envInt(1024 * 1024, 1024, 64 * 1024 * 1024),
   /** Most segments one message may have (docs/messages.md#segments-and-encoding). */
@@ -27,6 +29,8 @@ const GatewaySettings = z.object({
   OUTBOX_RELAY_INTERVAL_MS: envInt(5000, 100, 600000),
   /** Age in ms after which an outbox row is re-enqueued by the relay. */
   OUTBOX_STALE_AFTER_MS: envInt(10000, 100, 3600000),
+  /** On SIGTERM, ms the requests in flight get before their connections are cut. */
+  SHUTDOWN_TIMEOUT_MS: envInt(8000, 100, 120_000),
   /** Serve /docs (the rendered OpenAPI document). */
   DOCS_ENABLED: envBoolean(true),
   /** Trust X-Forwarded-* from this many proxies (for client IPs in logs). */

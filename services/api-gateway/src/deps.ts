@@ -93,10 +93,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
         senderId: config.OTP_SENDER_ID,
       },
     ),
-    readiness: {
-      postgres: async () => void (await database.pool.query("SELECT 1")),
-      redis: async () => void (await redis.ping()),
-    },
+    readiness: { postgres: database.pool, redis },
     isShuttingDown: () => shuttingDown,
     startBackground() {
       acceptance.outbox.startRelay(config.OUTBOX_RELAY_INTERVAL_MS);

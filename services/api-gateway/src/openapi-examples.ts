@@ -172,6 +172,11 @@ export const examples = {
       event_types: ["message.delivered", "message.failed"],
       all_events: false,
     },
+    auto_replies: {
+      stop: "Acme: you are unsubscribed and will get no more messages. Reply START to resubscribe.",
+      start: null,
+      help: "Acme: reply STOP to unsubscribe. Help: acme.example/sms",
+    },
   },
   statusEvent: {
     event: "message.delivered",

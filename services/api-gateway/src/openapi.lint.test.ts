@@ -31,6 +31,7 @@ describe("the OpenAPI document", () => {
     expect(operations.map((o) => o.operation.operationId).sort()).toEqual([
       "addSuppression",
       "cancelMessage",
+      "exportMessages",
       "getAccount",
       "getBatch",
       "getInbound",
@@ -59,7 +60,8 @@ describe("the OpenAPI document", () => {
           expect([where, status, response.content]).toEqual([where, status, undefined]);
           continue;
         }
-        const content = response.content["application/json"];
+        // The export's 200 is CSV; every other body is JSON.
+        const content = response.content["application/json"] ?? response.content["text/csv"];
         expect([where, status, content.example]).toEqual([where, status, expect.anything()]);
         if (Number(status) >= 400)
           expect([where, status, content.schema]).toEqual([

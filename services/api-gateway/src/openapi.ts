@@ -17,6 +17,7 @@ import {
   BatchView,
   BulkSmsRequest,
   BulkSmsResponse,
+  ExportMessagesQuery,
   ListMessagesQuery,
   MessageList,
   MessageView,
@@ -115,6 +116,29 @@ const OPERATIONS: RouteConfig[] = [
     request: { query: ListMessagesQuery },
     responses: {
       200: json(MessageList, "A page of messages", examples.messageList),
+      ...errors(400, ...common),
+    },
+  },
+  {
+    method: "get",
+    path: "/v1/sms/export",
+    operationId: "exportMessages",
+    summary: "The account's messages created in a range (at most 31 days) as CSV, oldest first, streamed",
+    description:
+      "Columns: id, created_at, to, sender_id, status, segments, credits, error_code, client_ref, batch_id, sent_at, delivered_at, failed_at, body (as stored: an OTP message's body never holds its code). RFC 4180 quoting; free-text cells that start with = + - @ (or a tab or CR) are prefixed with an apostrophe so spreadsheets do not run them. A failure after the first row ends the download incomplete (no final chunk).",
+    tags: ["SMS"],
+    request: { query: ExportMessagesQuery },
+    responses: {
+      200: {
+        description: "The CSV, as an attachment (Content-Disposition)",
+        content: {
+          "text/csv": {
+            schema: z.string().meta({ description: "RFC 4180 CSV with a header row, CRLF line ends" }),
+            example:
+              "id,created_at,to,sender_id,status,segments,credits,error_code,client_ref,batch_id,sent_at,delivered_at,failed_at,body\r\nmsg_01JD6Z8Q4G2M0F3T6S8V9W0X1Y,2026-11-01T09:30:00.000Z,+14155550100,ACME,delivered,1,1,,order-1234,,2026-11-01T09:30:01.000Z,2026-11-01T09:30:04.000Z,,Your order has shipped\r\n",
+          },
+        },
+      },
       ...errors(400, ...common),
     },
   },

@@ -31,13 +31,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   server.requestTimeout = 30_000;
   // After PORT listens, so /readyz is never 200 before the API answers. In cluster mode every
   // worker listens here too, sharing the port as PORT is; a scrape answers for all of them.
-  const health = await startHealthServer(
-    config.HEALTH_PORT,
-    deps.readiness,
-    deps.isShuttingDown,
-    config.HOST,
+  const health = await startHealthServer({
+    port: config.HEALTH_PORT,
+    host: config.HOST,
+    readiness: deps.readiness,
+    isShuttingDown: deps.isShuttingDown,
     metrics,
-  );
+  });
   deps.startBackground();
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
@@ -56,7 +56,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       // close() drops the connections idle at that moment; the others as they finish their request.
       const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
-      const deadline = setTimeout(() => server.closeAllConnections(), 8_000);
+      const deadline = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
       await closed;
       clearInterval(idleSweep);
       clearTimeout(deadline);

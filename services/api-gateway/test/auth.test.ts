@@ -74,7 +74,9 @@ describe("health and docs", () => {
       status: 200,
       body: { status: "ready", checks: { postgres: "ok", redis: "ok" } },
     });
-    expect((await fetch(`${gw.healthUrl}/metrics`)).status).toBe(200);
+    const metrics = await fetch(`${gw.healthUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain("# TYPE");
   });
 
   it("serves an OpenAPI 3.1 document with every endpoint, and the docs page", async () => {
@@ -91,6 +93,7 @@ describe("health and docs", () => {
       "/v1/otp/{otp_id}",
       "/v1/sms",
       "/v1/sms/bulk",
+      "/v1/sms/export",
       "/v1/sms/send",
       "/v1/sms/{message_id}",
       "/v1/sms/{message_id}/cancel",
@@ -101,6 +104,9 @@ describe("health and docs", () => {
     const page = await fetch(`${gw.url}/docs`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("swagger-ui-bundle.js");
-    expect((await fetch(`${gw.url}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
+    // The body is read: a response left unread keeps its socket open after the file ends.
+    const asset = await fetch(`${gw.url}/docs/assets/swagger-ui-bundle.js`);
+    expect(asset.status).toBe(200);
+    expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
   });
 });

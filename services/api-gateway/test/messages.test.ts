@@ -173,6 +173,12 @@ describe("reading, listing and canceling messages", () => {
       max_segments: 10,
     });
     expect(response.body.webhook).toBeNull();
+    expect(response.body.auto_replies).toEqual({ stop: null, start: null, help: null });
+    await gw.db.pool.query("UPDATE accounts SET auto_reply_stop = 'Bye from Erin' WHERE id = $1", [
+      erin.accountId,
+    ]);
+    const after = await gw.request("GET", "/v1/account", { key: erin.key });
+    expect(after.body.auto_replies).toEqual({ stop: "Bye from Erin", start: null, help: null });
   });
 
   it("shows the webhook endpoint's event types spelled out, and whether it receives every event", async () => {

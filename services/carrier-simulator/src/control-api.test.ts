@@ -79,4 +79,23 @@ describe("carrier simulator control API", () => {
     });
     expect((await control(simulator, "GET", "/nowhere")).status).toBe(404);
   });
+
+  it("delivers a batch of inbound messages at once and counts what the binds acknowledged", async () => {
+    const simulator = await harness.simulator();
+    const body = {
+      messages: Array.from({ length: 300 }, (_, i) => ({
+        from: "+447700900123",
+        to: "+14155550100",
+        text: `m${i}`,
+      })),
+    };
+    expect((await control(simulator, "POST", "/inbound/batch", body)).status).toBe(409);
+    const received: DeliverSm[] = [];
+    await harness.client(simulator, { onDeliverSm: (pdu) => void received.push(pdu) });
+    const { status, json } = await control(simulator, "POST", "/inbound/batch", body);
+    expect(status).toBe(200);
+    expect(json).toEqual({ messages: 300, parts: 300, acknowledged: 300, refused: 0 });
+    expect(new Set(received.map((pdu) => pdu.short_message?.toString())).size).toBe(300);
+    expect((await control(simulator, "POST", "/inbound/batch", { messages: [] })).status).toBe(400);
+  });
 });

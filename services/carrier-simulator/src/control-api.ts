@@ -1,5 +1,5 @@
 import http from "node:http";
-import { InboundRequest } from "./inbound";
+import { InboundBatchRequest, InboundRequest } from "./inbound";
 import { ControlUpdate, type RuntimeSettings } from "./settings";
 import type { MessageQuery, ReceivedMessage } from "./message-log";
 
@@ -14,11 +14,14 @@ export interface ControlTarget {
   isReady(): boolean;
   /** Delivers an inbound message to the platform's binds: the HTTP status and body to answer. */
   injectInbound(request: InboundRequest): Promise<{ status: number; body: unknown }>;
+  /** Delivers many at once, every part in flight together within the binds' windows. */
+  injectInboundBatch(request: InboundBatchRequest): Promise<{ status: number; body: unknown }>;
 }
 
 /**
  * The simulator's HTTP API: GET /messages?to=&system_id=&limit=, DELETE /messages,
- * GET|POST /control, GET /stats, POST /connections/drop, POST /inbound, GET /healthz, GET /readyz.
+ * GET|POST /control, GET /stats, POST /connections/drop, POST /inbound, POST /inbound/batch,
+ * GET /healthz, GET /readyz.
  */
 export function createControlServer(target: ControlTarget): http.Server {
   return http.createServer((request, response) => {
@@ -70,6 +73,17 @@ async function route(target: ControlTarget, request: http.IncomingMessage): Prom
         throw error;
       }
     }
+    case "POST /inbound/batch": {
+      const parsed = InboundBatchRequest.safeParse(await readJson(request, BATCH_BODY_LIMIT));
+      if (!parsed.success) return [400, { error: "invalid inbound batch", issues: parsed.error.issues }];
+      try {
+        const { status, body } = await target.injectInboundBatch(parsed.data);
+        return [status, body];
+      } catch (error) {
+        if (error instanceof RangeError) return [400, { error: error.message }];
+        throw error;
+      }
+    }
     case "POST /connections/drop":
       target.dropConnections();
       return [204, undefined];
@@ -78,12 +92,16 @@ async function route(target: ControlTarget, request: http.IncomingMessage): Prom
   }
 }
 
-async function readJson(request: http.IncomingMessage): Promise<unknown> {
+const BODY_LIMIT = 64 * 1024;
+/** 20,000 short messages fit. */
+const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
+
+async function readJson(request: http.IncomingMessage, limit = BODY_LIMIT): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > 64 * 1024) throw new Error("body over 64 KiB");
+    if (size > limit) throw new Error(`body over ${limit / 1024} KiB`);
     chunks.push(chunk);
   }
   try {

@@ -38,6 +38,12 @@ export const InboundRequest = z
   });
 export type InboundRequest = z.infer<typeof InboundRequest>;
 
+/** POST /inbound/batch: many inbound messages in one call (a load test's injection). */
+export const InboundBatchRequest = z.strictObject({
+  messages: z.array(InboundRequest).min(1).max(20_000),
+});
+export type InboundBatchRequest = z.infer<typeof InboundBatchRequest>;
+
 const DATA_CODING = { gsm7: 0x00, ia5: 0x01, latin1: 0x03, ucs2: 0x08 } as const;
 const GSM7_SEPTET = new Map([...GSM7_BASIC].map((char, septet) => [char, [septet]]));
 for (const [septet, char] of Object.entries(GSM7_EXTENSION)) GSM7_SEPTET.set(char, [0x1b, Number(septet)]);
@@ -109,6 +115,38 @@ export async function deliverInbound(
   }
   const acknowledged = answers.filter((a) => a.command_status === CommandStatus.ESME_ROK).length;
   return { status: 200, body: { parts: answers.length, acknowledged, answers } };
+}
+
+/**
+ * Sends every part of every message at once: the binds' windows pace them (CARRIER_SIM_WINDOW_SIZE
+ * each), so the platform sees the load a busy carrier gives, not one deliver_sm per round trip.
+ */
+export async function deliverInboundBatch(
+  sessions: Iterable<SmppServerSession>,
+  messages: InboundRequest[],
+): Promise<{ status: number; body: unknown }> {
+  const binds = [...sessions].filter((session) => session.canReceive);
+  if (binds.length === 0)
+    return { status: 409, body: { error: "no receiver or transceiver bind to deliver to" } };
+  const parts = messages.flatMap(buildInboundParts);
+  const statuses = await Promise.all(
+    parts.map((fields, i) =>
+      binds[i % binds.length]!.deliver(fields).then(
+        (response) => response.command_status,
+        () => -1,
+      ),
+    ),
+  );
+  const acknowledged = statuses.filter((status) => status === CommandStatus.ESME_ROK).length;
+  return {
+    status: 200,
+    body: {
+      messages: messages.length,
+      parts: parts.length,
+      acknowledged,
+      refused: parts.length - acknowledged,
+    },
+  };
 }
 
 function isGsm7(text: string): boolean {

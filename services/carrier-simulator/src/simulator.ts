@@ -5,7 +5,7 @@ import net from "node:net";
 import { createLogger, type Logger } from "@sms/logger";
 import { CommandStatus, SmppServerSession, type BindType } from "@sms/smpp";
 import { createControlServer } from "./control-api";
-import { buildInboundParts, deliverInbound } from "./inbound";
+import { buildInboundParts, deliverInbound, deliverInboundBatch } from "./inbound";
 import { MessageLog, type MessageQuery, type ReceivedMessage } from "./message-log";
 import { ReceiptSender } from "./receipts";
 import {
@@ -140,6 +140,7 @@ export async function createCarrierSimulator(options: SimulatorOptions = {}): Pr
     dropConnections: () => dropConnections(),
     isReady: () => !closing && smppServer.listening,
     injectInbound: async (request) => deliverInbound(sessions, request, buildInboundParts(request)),
+    injectInboundBatch: async ({ messages }) => deliverInboundBatch(sessions, messages),
   });
   const stats = (): SimulatorStats => ({
     submits: { ...state.counters },

@@ -6,7 +6,7 @@ import { MetricsRegistry } from "@sms/metrics";
 import { createWebhookDeliverProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
-import { settlesWithin, startLoop } from "@sms/service-runtime";
+import { orderedStop, settlesWithin, startLoop } from "@sms/service-runtime";
 import { WebhookEndpoints } from "@sms/webhook-endpoints";
 import { createWebhookSender } from "@sms/webhook-sender";
 import { buildApp } from "./app";
@@ -63,16 +63,13 @@ export async function startDashboard(config: DashboardConfig, logger: Logger): P
   server.headersTimeout = 20_000;
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
-  const health = await startHealthServer(
-    config.HEALTH_PORT,
-    {
-      postgres: async () => void (await db.pool.query("SELECT 1")),
-      redis: async () => void (await redis.ping()),
-    },
-    () => shuttingDown,
-    config.HOST,
+  const health = await startHealthServer({
+    port: config.HEALTH_PORT,
+    host: config.HOST,
+    readiness: { postgres: db.pool, redis },
+    isShuttingDown: () => shuttingDown,
     metrics,
-  );
+  });
   logger.info("dashboard listening", { port, healthPort: health.port });
   const housekeeping = startLoop({
     name: "dashboard housekeeping",
@@ -85,24 +82,37 @@ export async function startDashboard(config: DashboardConfig, logger: Logger): P
     },
   });
 
-  let stopped: Promise<void> | null = null;
-  const stop = async () => {
-    shuttingDown = true;
-    await housekeeping.stop();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    if (!(await settlesWithin(closed, config.SHUTDOWN_TIMEOUT_MS))) {
-      logger.warn("requests still running at the shutdown bound; closing their connections");
-      server.closeAllConnections();
-      await closed;
-    }
-    await health.close();
-    sender.close();
-    await webhookProducer.close();
-    queueConnection.disconnect();
-    redis.disconnect();
-    await db.close();
-    logger.info("dashboard stopped");
-  };
-  return { server, port, healthPort: health.port, stop: () => (stopped ??= stop()) };
+  const stop = orderedStop({
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    logger,
+    steps: [
+      { name: "readiness", run: () => (shuttingDown = true) },
+      { name: "housekeeping", run: () => housekeeping.stop() },
+      {
+        name: "requests",
+        run: async () => {
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          server.closeIdleConnections();
+          if (!(await settlesWithin(closed, config.SHUTDOWN_TIMEOUT_MS))) {
+            logger.warn("requests still running at the shutdown bound; closing their connections");
+            server.closeAllConnections();
+            await closed;
+          }
+        },
+      },
+      { name: "health port", run: () => health.close() },
+      { name: "sender", run: () => sender.close() },
+      { name: "webhook producer", run: () => webhookProducer.close() },
+      {
+        name: "redis",
+        run: () => {
+          queueConnection.disconnect();
+          redis.disconnect();
+        },
+      },
+      { name: "database", run: () => db.close() },
+      { name: "log", run: () => logger.info("dashboard stopped") },
+    ],
+  });
+  return { server, port, healthPort: health.port, stop };
 }

@@ -79,6 +79,17 @@ it("every page of A shows A's data and nothing of B's", async () => {
     expectNoTraceOfB(reply.body.replaceAll(typed, ""));
   }
   expect((await client.get("/messages")).body).toContain(seededA.messageId);
+  // The CSV download of the days around now: A's messages, nothing of B's.
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const csv = await client.get(`/messages/export?since=${day(-1)}&until=${day(1)}`);
+  expect(csv.status).toBe(200);
+  expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+  expect(csv.body.split("\r\n")[0]).toMatch(/^id,created_at,to,/);
+  expect(csv.body).toContain(seededA.messageId);
+  expectNoTraceOfB(csv.body);
+  const reversed = await client.get(`/messages/export?since=${day(0)}&until=${day(-1)}`);
+  expect(reversed.status).toBe(400);
+  expect(reversed.body).toContain("The last day cannot be before the first.");
   expect((await client.get("/otps")).body).toContain(seededA.otpId);
   const inbound = (await client.get("/inbound")).body;
   expect(inbound).toContain(seededA.inboundText);

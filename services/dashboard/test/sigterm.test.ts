@@ -73,7 +73,15 @@ it("answers the sign-in in flight at SIGTERM, then exits 0 and stops listening",
       { what: "the sign-in waiting on the address's lock" },
     );
     const termination = terminate(service, healthPort);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The stop has begun (not ready, or the health port already closed) while the sign-in still waits.
+    await waitFor(
+      () =>
+        fetch(`http://127.0.0.1:${healthPort}/readyz`).then(
+          (answer) => answer.status === 503 || undefined,
+          () => true,
+        ),
+      { what: "the dashboard no longer ready after SIGTERM" },
+    );
     await holder.query("SELECT pg_advisory_unlock(hashtext($1))", [`dashboard-sign-in:${email}`]);
     const reply = await signIn;
     expect(reply.status).toBe(303);

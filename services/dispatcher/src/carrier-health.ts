@@ -7,6 +7,7 @@ import {
   type CarrierHealthStore,
 } from "@sms/carrier-health";
 import type { Logger } from "@sms/logger";
+import { startLoop, type Loop } from "@sms/service-runtime";
 import { CarrierBackoff } from "./carrier-backoff";
 
 /** What one submit told us about the carrier. */
@@ -58,7 +59,7 @@ export class CarrierHealth {
   readonly backoff: CarrierBackoff;
   private readonly reports = new Map<string, CarrierHealthReport>();
   private readonly counts = new Map<string, { ok: number; failed: number }>();
-  private timer: NodeJS.Timeout | undefined;
+  private syncLoop: Loop | undefined;
   private syncing: Promise<void> | undefined;
 
   constructor(private readonly options: CarrierHealthOptions) {
@@ -113,12 +114,17 @@ export class CarrierHealth {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.syncAll(), this.options.syncMs);
-    this.timer.unref();
+    this.syncLoop = startLoop({
+      name: "carrier health sync",
+      intervalMs: this.options.syncMs,
+      firstTickAfterMs: this.options.syncMs,
+      logger: this.options.logger,
+      tick: () => this.syncAll(),
+    });
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    await this.syncLoop?.stop();
     await this.syncing;
   }
 

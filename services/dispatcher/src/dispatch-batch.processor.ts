@@ -58,31 +58,46 @@ export async function dispatchBatch(
 
   // The pace first, the read after: a turn that comes later is handed on unread, so a throttled
   // campaign's jobs cost Redis calls, not database reads, until their second comes.
-  let dueNow = mine;
-  if (!paced) {
-    dueNow = [];
+  const pace = async (ids: string[]): Promise<{ due: string[]; until: number }> => {
     const turns = await ctx.pacer.reserve(
       `mps:${accountId}`,
-      mine.length,
+      ids.length,
       await ctx.accountRates.get(accountId),
     );
+    const due: string[] = [];
+    let until = 0;
     let offset = 0;
     for (const turn of turns) {
-      const ids = mine.slice(offset, (offset += turn.count));
+      const turnIds = ids.slice(offset, (offset += turn.count));
+      const secondEnd = Math.floor(turn.atMs / 1000) * 1000 + 1000;
       // Only a turn in the current second goes now: one dispatched a little early would land in a full second.
-      if (turn.waitMs === 0) dueNow.push(...ids);
-      else {
+      if (turn.waitMs === 0) {
+        due.push(...turnIds);
+        until = secondEnd;
+      } else {
         await ctx.producer.enqueue(
-          ids.map((messageId) => ({ messageId, accountId, priority })),
-          { delayMs: turn.waitMs, paced: true, attempt, from: jobId },
+          turnIds.map((messageId) => ({ messageId, accountId, priority })),
+          { delayMs: turn.waitMs, paced: true, pacedUntil: secondEnd, attempt, from: jobId },
         );
-        outcome.deferred += ids.length;
+        outcome.deferred += turnIds.length;
       }
     }
-  }
+    return { due, until };
+  };
+  const late = (until: number | undefined) => until !== undefined && Date.now() >= until;
+
+  const first =
+    paced && !late(job.data.pacedUntil) ? { due: mine, until: job.data.pacedUntil } : await pace(mine);
+  let dueNow = first.due;
   if (dueNow.length === 0) return outcome;
 
-  const loaded = await loadMessages(ctx.pool, dueNow);
+  let loaded = await loadMessages(ctx.pool, dueNow);
+  // Their second ended while they were read (a loaded machine): they go in a second of their own.
+  if (late(first.until)) {
+    dueNow = (await pace(dueNow)).due;
+    if (dueNow.length === 0) return outcome;
+    loaded = await loadMessages(ctx.pool, dueNow);
+  }
   const now = loaded.filter((m): m is LoadedMessage => m?.status === "queued");
   const finished = dueNow.filter((_, i) => loaded[i]?.status !== "queued");
   outcome.skipped += finished.length;

@@ -4,7 +4,6 @@ import type { Logger } from "@sms/logger";
 import {
   createDispatchProducer,
   DISPATCH_QUEUES,
-  openWorker,
   PRIORITIES,
   type DispatchJob,
   type Job,
@@ -14,8 +13,8 @@ import { createPacer, createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { createDeliverSmHandler } from "@sms/receipts";
-import { optOutOnInbound } from "@sms/suppressions";
-import { closeWorkerWithin, InFlight, settlesWithin } from "@sms/service-runtime";
+import { keywordsOnInbound } from "@sms/suppressions";
+import { InFlight, orderedStop, registerWorker, settlesWithin, startLoop } from "@sms/service-runtime";
 import { Batcher } from "@sms/db";
 import { CarrierHealthStore } from "@sms/carrier-health";
 import { CarrierPool } from "./carrier-pool";
@@ -58,8 +57,12 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     metrics: metrics.receipts,
     isStopping: () => receiptsStopping,
     receivedBy: INSTANCE_NAME,
-    // Inbound messages on transceiver binds: STOP/START change the account's list, as on dlr-ingest.
-    onInbound: optOutOnInbound,
+    // Inbound messages on transceiver binds: STOP/START change the account's list and keywords
+    // are auto-replied to, as on dlr-ingest.
+    onInbound: keywordsOnInbound({
+      maxSegments: config.MAX_SEGMENTS,
+      creditsPerSegment: config.CREDITS_PER_SEGMENT,
+    }),
   });
   const carriers = new CarrierPool(database.prisma, logger, {
     responseTimeoutMs: config.SUBMIT_TIMEOUT_MS,
@@ -70,11 +73,13 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
       metrics.receipts.deliverSm.inc({ kind: "refused_transmitter_bind", carrier_id: carrierId }),
   });
   await carriers.refresh();
-  const refreshTimer = setInterval(() => {
-    carriers
-      .refresh()
-      .catch((error: unknown) => logger.warn("carrier refresh failed", { error: String(error) }));
-  }, config.CARRIER_REFRESH_MS);
+  const refreshLoop = startLoop({
+    name: "carrier refresh",
+    intervalMs: config.CARRIER_REFRESH_MS,
+    firstTickAfterMs: config.CARRIER_REFRESH_MS,
+    logger,
+    tick: () => carriers.refresh(),
+  });
   const queueContext = { connection: queueConnection, prefix: config.REDIS_PREFIX };
   const producer = createDispatchProducer(queueContext, { claimTtlMs: config.DISPATCH_CLAIM_TTL_MS });
   const breaker = {
@@ -130,8 +135,8 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   };
   // One worker per class, each with slots of its own: the classes are weighted by their
   // slots, so a campaign in bulk never takes the slots an OTP needs, and bulk never starves.
-  const workers = PRIORITIES.map((priority) => {
-    const worker = openWorker<DispatchJob>(
+  const workers = PRIORITIES.map((priority) =>
+    registerWorker<DispatchJob>(
       queueContext,
       DISPATCH_QUEUES[priority],
       async (job: Job<DispatchJob>) => {
@@ -140,66 +145,99 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
         return outcome;
       },
       {
-        concurrency: concurrency[priority],
-        lockDuration: config.DISPATCH_LOCK_MS,
-        stalledInterval: config.DISPATCH_STALLED_CHECK_MS,
-        // A job whose dispatcher died is taken over, never dropped: the dispatcher is idempotent.
-        maxStalledCount: 1000,
+        logger,
+        metrics: metrics.queues,
+        worker: {
+          concurrency: concurrency[priority],
+          lockDuration: config.DISPATCH_LOCK_MS,
+          stalledInterval: config.DISPATCH_STALLED_CHECK_MS,
+          // A job whose dispatcher died is taken over, never dropped: the dispatcher is idempotent.
+          maxStalledCount: 1000,
+        },
+        failed: {
+          message: "dispatch job failed; BullMQ retries it",
+          fields: (job) => ({
+            job_id: job?.id,
+            messages: job?.data.messageIds.length,
+            attempt: job?.attemptsMade,
+          }),
+        },
+        // "could not renew lock" when the process is starved.
+        errorMessage: "dispatch worker error",
       },
-    );
-    metrics.queues.instrumentWorker(worker, queueContext);
-    worker.on("failed", (job, error) => {
-      logger.warn("dispatch job failed; BullMQ retries it", {
-        job_id: job?.id,
-        messages: job?.data.messageIds.length,
-        attempt: job?.attemptsMade,
-        error: error.message,
-      });
-    });
-    // Without a listener BullMQ prints these raw to stderr ("could not renew lock" when starved).
-    worker.on("error", (error) => logger.warn("dispatch worker error", { error: error.message }));
-    return worker;
-  });
-  let stopping = false;
-  const healthServer = await startHealthServer(
-    config.PORT,
-    {
-      postgres: async () => void (await database.pool.query("SELECT 1")),
-      redis: async () => void (await redis.ping()),
-    },
-    () => stopping,
-    undefined,
-    metrics,
+    ),
   );
+  let stopping = false;
+  const healthServer = await startHealthServer({
+    port: config.PORT,
+    readiness: { postgres: database.pool, redis },
+    isShuttingDown: () => stopping,
+    metrics,
+  });
   logger.info("dispatcher started", { port: healthServer.port, carriers: carriers.status() });
   return {
     port: healthServer.port,
     carriers,
     health,
-    async stop() {
-      stopping = true;
-      clearInterval(refreshTimer);
-      const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
-      const left = () => Math.max(1000, deadline - Date.now());
-      // Jobs still running at the bound are handed back: another dispatcher takes them over
-      // once their lock lapses (a segment left 'submitting' may then go to the carrier again).
-      const closed = await Promise.all(
-        workers.map((worker) => closeWorkerWithin(worker, config.SHUTDOWN_TIMEOUT_MS)),
-      );
-      if (closed.includes(false)) logger.warn("dispatches still running at the shutdown bound; handed back");
-      // Receipts being stored commit and are acknowledged; later ones are handed back to the carrier.
-      receiptsStopping = true;
-      await receiptsInFlight.idle(left());
-      // Unbinding waits for the submits on the wire; a carrier that does not answer must not hold the exit.
-      await settlesWithin(carriers.close(), left());
-      await healthServer.close();
-      await health.stop();
-      await producer.close().catch(() => undefined);
-      // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
-      queueConnection.disconnect();
-      redis.disconnect();
-      // pool.end() waits for checked-out clients, which a handed-back job may still hold.
-      await settlesWithin(database.close(), left());
-    },
+    stop: orderedStop({
+      timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      logger,
+      steps: [
+        { name: "readiness", run: () => (stopping = true) },
+        {
+          name: "carrier refresh",
+          run: ({ left }) => settlesWithin(refreshLoop.stop(), atLeastASecond(left)),
+        },
+        {
+          // Jobs still running at the bound are handed back: another dispatcher takes them over
+          // once their lock lapses (a segment left 'submitting' may then go to the carrier again).
+          name: "workers",
+          run: async () => {
+            const closed = await Promise.all(
+              workers.map((worker) => worker.close(config.SHUTDOWN_TIMEOUT_MS)),
+            );
+            if (closed.includes(false))
+              logger.warn("dispatches still running at the shutdown bound; handed back");
+          },
+        },
+        {
+          // Receipts being stored commit and are acknowledged; later ones are handed back to the carrier.
+          name: "receipts",
+          run: ({ left }) => {
+            receiptsStopping = true;
+            return receiptsInFlight.idle(atLeastASecond(left));
+          },
+        },
+        {
+          // Unbinding waits for the submits on the wire; a carrier that does not answer must not hold the exit.
+          name: "carrier binds",
+          run: ({ left }) => settlesWithin(carriers.close(), atLeastASecond(left)),
+        },
+        { name: "health port", run: () => healthServer.close() },
+        { name: "carrier health", run: () => health.stop() },
+        { name: "producer", run: () => producer.close().catch(() => undefined) },
+        {
+          // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
+          name: "redis",
+          run: () => {
+            queueConnection.disconnect();
+            redis.disconnect();
+          },
+        },
+        {
+          // pool.end() waits for checked-out clients, which a handed-back job may still hold.
+          name: "database",
+          run: ({ left }) => settlesWithin(database.close(), atLeastASecond(left)),
+        },
+      ],
+    }),
   };
+}
+
+/**
+ * The steps after the workers get at least a second even once the bound has passed (the
+ * workers alone may use all of it); runService's backstop, 5 s later, still ends the process.
+ */
+function atLeastASecond(left: () => number): number {
+  return Math.max(1000, left());
 }

@@ -34,6 +34,8 @@ export interface DispatchWorld {
   dispatcher: RunningDispatcher;
   accountId: string;
   acceptance: Acceptance;
+  /** The producer the acceptance hands off with (to queue jobs as another service would). */
+  producer: DispatchProducer;
   /** Another account with the ACME sender id and plenty of credits; @defaultValue messagesPerSecond 100000 */
   createAccount(options?: { messagesPerSecond?: number }): Promise<string>;
   send(to: string, text: string): Promise<PreparedMessage>;
@@ -127,6 +129,7 @@ export async function startDispatchWorld(
     dispatcher,
     accountId,
     acceptance,
+    producer,
     async createAccount({ messagesPerSecond = 100000 } = {}) {
       const id = newId("acc");
       await db.prisma.account.create({

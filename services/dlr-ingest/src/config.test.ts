@@ -25,6 +25,15 @@ describe("loadDlrIngestConfig", () => {
     expect(() => loadWith({})).toThrow(/SECRET_ENCRYPTION_KEY/);
   });
 
+  it("reads SHUTDOWN_GRACE_MS, the shutdown bound's former name, when SHUTDOWN_TIMEOUT_MS is unset", () => {
+    expect(loadDlrIngestConfig({}).SHUTDOWN_TIMEOUT_MS).toBe(5000);
+    expect(loadDlrIngestConfig({ SHUTDOWN_GRACE_MS: "2000" }).SHUTDOWN_TIMEOUT_MS).toBe(2000);
+    expect(
+      loadDlrIngestConfig({ SHUTDOWN_TIMEOUT_MS: "3000", SHUTDOWN_GRACE_MS: "2000" }).SHUTDOWN_TIMEOUT_MS,
+    ).toBe(3000);
+    expect(() => loadDlrIngestConfig({ SHUTDOWN_GRACE_MS: "soon" })).toThrow(/SHUTDOWN_TIMEOUT_MS/);
+  });
+
   it("names a bad setting", () => {
     expect(() => loadDlrIngestConfig({ CARRIER_REFRESH_MS: "soon" })).toThrow(ConfigError);
     expect(() => loadDlrIngestConfig({ CARRIER_REFRESH_MS: "soon" })).toThrow(/CARRIER_REFRESH_MS/);

@@ -28,6 +28,10 @@ const DlrIngestSettings = z.object({
     (value) => (value === "" ? undefined : value),
     z.string().min(16).optional(),
   ),
+  /** Most segments of a keyword auto-reply (an account's text is refused longer); keep it equal to the gateway's. */
+  MAX_SEGMENTS: envInt(10, 1, 255),
+  /** Credits charged per segment of a keyword auto-reply; keep it equal to the gateway's. */
+  CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
   /** Opens the carriers' SMPP passwords, sealed at rest (the services' one key). */
   SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
   /** enquire_link period on receiver binds, ms; 0 turns it off. */
@@ -35,12 +39,14 @@ const DlrIngestSettings = z.object({
   /** How long our SMPP requests (bind, enquire_link, unbind) wait for their response, ms. */
   SMPP_RESPONSE_TIMEOUT_MS: envInt(10_000, 100, MINUTE),
   /** On SIGTERM, how long receipts being applied get to commit and be acknowledged, ms. */
-  SHUTDOWN_GRACE_MS: envInt(5_000, 0, MINUTE),
+  SHUTDOWN_TIMEOUT_MS: envInt(5_000, 0, MINUTE),
 });
 
 export type DlrIngestConfig = z.infer<typeof DlrIngestSettings>;
 
 /** Reads and validates the environment; throws a ConfigError naming every bad setting. */
 export function loadDlrIngestConfig(env: NodeJS.ProcessEnv = process.env): DlrIngestConfig {
-  return loadConfig(DlrIngestSettings, env);
+  // SHUTDOWN_GRACE_MS is this setting's former name: a manifest that still sets it keeps its bound.
+  const { SHUTDOWN_GRACE_MS, SHUTDOWN_TIMEOUT_MS = SHUTDOWN_GRACE_MS, ...rest } = env;
+  return loadConfig(DlrIngestSettings, { ...rest, SHUTDOWN_TIMEOUT_MS });
 }

@@ -1,15 +1,17 @@
 import type { Server } from "node:http";
 import { createDatabase } from "@sms/db";
+import { readinessChecks } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import {
   completeTimedOutGroups,
   createDeliverSmHandler,
+  createInboundIntake,
   purgeStoredParts,
   sweepUnmatched,
   type InboundHook,
 } from "@sms/receipts";
-import { InFlight } from "@sms/service-runtime";
-import { optOutOnInbound } from "@sms/suppressions";
+import { InFlight, orderedStop, startLoop } from "@sms/service-runtime";
+import { keywordsOnInbound } from "@sms/suppressions";
 import { CarrierBinds } from "./carrier-binds";
 import { createSecretBox } from "@sms/secret-box";
 import { loadEnabledCarriers } from "./carriers";
@@ -17,7 +19,6 @@ import type { DlrIngestConfig } from "./config";
 import { buildApp } from "./http/app";
 import { INSTANCE_NAME } from "./instance";
 import { Metrics } from "./metrics";
-import { runPeriodically } from "./periodic";
 
 /** A running dlr-ingest. */
 export interface RunningDlrIngest {
@@ -32,14 +33,18 @@ export interface RunningDlrIngest {
 
 /** Connects to PostgreSQL, binds to every enabled carrier and serves HTTP. */
 /**
- * @param onInbound runs in the transaction storing each inbound message, on binds and in the
- *   timeout sweep alike: by default the opt-out keywords (STOP/START: docs/decisions.md#opt-out)
+ * @param inboundHook runs in the transaction storing each inbound message, on binds, over HTTP and
+ *   in the timeout sweep alike: by default the keywords (STOP/START change the account's list:
+ *   docs/decisions.md#opt-out; auto-replies: docs/api.md#keyword-auto-replies)
  */
 export async function startDlrIngest(
   config: DlrIngestConfig,
   logger: Logger,
-  onInbound: InboundHook = optOutOnInbound,
+  inboundHook?: InboundHook,
 ): Promise<RunningDlrIngest> {
+  const onInbound =
+    inboundHook ??
+    keywordsOnInbound({ maxSegments: config.MAX_SEGMENTS, creditsPerSegment: config.CREDITS_PER_SEGMENT });
   const database = createDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: "dlr-ingest",
@@ -58,30 +63,38 @@ export async function startDlrIngest(
   const metrics = new Metrics(() =>
     binds.summary().map(({ carrierId, binds: configured, bound }) => ({ carrierId, configured, bound })),
   );
+  // One intake for the receiver binds and the HTTP endpoint: their messages share batches.
+  const inbound = createInboundIntake(pool, onInbound);
   const handleDeliverSm = createDeliverSmHandler({
     pool,
     logger,
     metrics,
     isStopping: () => stopping,
     receivedBy: INSTANCE_NAME,
-    onInbound,
+    inbound,
   });
 
   const box = createSecretBox(config.SECRET_ENCRYPTION_KEY);
   const refreshCarriers = async () => binds.reconcile(await loadEnabledCarriers(database.prisma, box));
-  const logLoopError = (what: string) => (error: unknown) =>
-    logger.error(`${what} failed; trying again at the next interval`, {
-      error: error instanceof Error ? error.message : String(error),
-    });
   // A database that is down at start does not stop the service: the loop binds once it answers.
-  await refreshCarriers().catch(logLoopError("carrier refresh"));
-  const refreshLoop = runPeriodically(
-    refreshCarriers,
-    config.CARRIER_REFRESH_MS,
-    logLoopError("carrier refresh"),
+  await refreshCarriers().catch((error: unknown) =>
+    logger.error("carrier refresh failed; trying again at the next interval", {
+      error: error instanceof Error ? error.message : String(error),
+    }),
   );
-  const sweepLoop = runPeriodically(
-    async () => {
+  const refreshLoop = startLoop({
+    name: "carrier refresh",
+    intervalMs: config.CARRIER_REFRESH_MS,
+    firstTickAfterMs: config.CARRIER_REFRESH_MS,
+    logger,
+    tick: refreshCarriers,
+  });
+  const sweepLoop = startLoop({
+    name: "unmatched receipt sweep",
+    intervalMs: config.SWEEP_INTERVAL_MS,
+    firstTickAfterMs: config.SWEEP_INTERVAL_MS,
+    logger,
+    tick: async () => {
       const swept = await sweepUnmatched(pool, {
         olderThanMs: config.SWEEP_MIN_AGE_MS,
         maxAgeMs: config.SWEEP_MAX_AGE_MS,
@@ -91,12 +104,14 @@ export async function startDlrIngest(
       for (const outcome of ["applied", "ignored"] as const)
         metrics.sweepSettled.inc({ outcome }, swept[outcome]);
     },
-    config.SWEEP_INTERVAL_MS,
-    logLoopError("unmatched receipt sweep"),
-  );
+  });
 
-  const inboundLoop = runPeriodically(
-    async () => {
+  const inboundLoop = startLoop({
+    name: "inbound part sweep",
+    intervalMs: config.INBOUND_SWEEP_INTERVAL_MS,
+    firstTickAfterMs: config.INBOUND_SWEEP_INTERVAL_MS,
+    logger,
+    tick: async () => {
       const stored = await completeTimedOutGroups(
         pool,
         { olderThanMs: config.INBOUND_PART_TIMEOUT_MS },
@@ -112,16 +127,15 @@ export async function startDlrIngest(
       }
       await purgeStoredParts(pool, config.INBOUND_PART_KEEP_MS);
     },
-    config.INBOUND_SWEEP_INTERVAL_MS,
-    logLoopError("inbound part sweep"),
-  );
+  });
 
   const app = buildApp({
     pool,
     logger,
     metrics,
     receiptToken: config.HTTP_RECEIPT_TOKEN,
-    readiness: { postgres: async () => void (await pool.query("SELECT 1")) },
+    inbound,
+    readiness: readinessChecks({ postgres: pool }),
     isShuttingDown: () => stopping,
   });
   const server = app.listen(config.PORT, config.HOST);
@@ -138,22 +152,37 @@ export async function startDlrIngest(
     port,
     binds,
     refreshCarriers,
-    async stop() {
-      if (stopping) return;
-      stopping = true;
-      await Promise.all([refreshLoop.stop(), sweepLoop.stop(), inboundLoop.stop()]);
-      // Receipts already being applied commit and are acknowledged; new ones are handed back
-      // (HTTP ones get 503). The port closes last, so /readyz answers 503 until then.
-      await inFlight.idle(config.SHUTDOWN_GRACE_MS);
-      await binds.close();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // HTTP receipts admitted before the stop get the grace to commit; then their connections go.
-      const cut = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
-      await closed;
-      clearTimeout(cut);
-      await database.close();
-      logger.info("dlr-ingest stopped");
-    },
+    // Each wait below gets the whole SHUTDOWN_TIMEOUT_MS, as before the one ordered list.
+    stop: orderedStop({
+      timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      logger,
+      steps: [
+        { name: "refuse new receipts", run: () => (stopping = true) },
+        {
+          name: "loops",
+          run: () => Promise.all([refreshLoop.stop(), sweepLoop.stop(), inboundLoop.stop()]),
+        },
+        {
+          // Receipts already being applied commit and are acknowledged; new ones are handed back
+          // (HTTP ones get 503). The port closes last, so /readyz answers 503 until then.
+          name: "receipts in flight",
+          run: () => inFlight.idle(config.SHUTDOWN_TIMEOUT_MS),
+        },
+        { name: "binds", run: () => binds.close() },
+        {
+          name: "http",
+          run: async () => {
+            const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+            server.closeIdleConnections();
+            // HTTP receipts admitted before the stop get the bound to commit; then their connections go.
+            const cut = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
+            await closed;
+            clearTimeout(cut);
+          },
+        },
+        { name: "database", run: () => database.close() },
+        { name: "log", run: () => logger.info("dlr-ingest stopped") },
+      ],
+    }),
   };
 }

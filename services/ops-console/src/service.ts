@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import express from "express";
-import { healthRoutes } from "@sms/health";
+import { healthRoutes, readinessChecks } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import { MetricsRegistry, QueueMetrics } from "@sms/metrics";
 import { basicAuth, queueBoardRouter } from "@sms/queue-board";
@@ -30,7 +30,7 @@ export async function startOpsConsole(config: OpsConsoleConfig, logger: Logger):
   let stopping = false;
   const app = express();
   app.disable("x-powered-by");
-  app.use(healthRoutes({ redis: async () => void (await connection.ping()) }, () => stopping, metrics));
+  app.use(healthRoutes(readinessChecks({ redis: connection }), () => stopping, metrics));
   app.use(
     basicAuth({
       user: config.OPS_CONSOLE_USER,

@@ -2,7 +2,7 @@ import { startHealthServer } from "@sms/health";
 import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import type { OtpServiceConfig } from "./config";
-import { settlesWithin } from "@sms/service-runtime";
+import { orderedStop, settlesWithin } from "@sms/service-runtime";
 import { OtpServiceMetrics } from "./metrics";
 import { startSweep } from "./sweep";
 
@@ -28,32 +28,43 @@ export async function startOtpService(config: OtpServiceConfig, logger: Logger):
   let shuttingDown = false;
   // The sweep needs PostgreSQL only: the OTP's SMS goes through sms.dispatch from the
   // gateway's acceptance, never from here.
-  const http = await startHealthServer(
-    config.PORT,
-    { postgres: async () => void (await database.pool.query("SELECT 1")) },
-    () => shuttingDown,
-    config.HOST,
-    metrics.registry,
-  );
+  const http = await startHealthServer({
+    port: config.PORT,
+    host: config.HOST,
+    readiness: { postgres: database.pool },
+    isShuttingDown: () => shuttingDown,
+    metrics: metrics.registry,
+  });
   const sweep = startSweep(database.pool, metrics, logger, {
     intervalMs: config.OTP_SWEEP_INTERVAL_MS,
     batchSize: config.OTP_SWEEP_BATCH_SIZE,
   });
   logger.info("otp service started", { port: http.port });
 
-  let stopped: Promise<void> | null = null;
-  const stop = async () => {
-    shuttingDown = true;
-    const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
-    const left = () => Math.max(0, deadline - Date.now());
-    if (!(await settlesWithin(sweep.stop(), left())))
-      logger.warn("the sweep did not finish within the shutdown bound; the next start carries on");
-    // pool.end() waits for checked-out clients: one parked by a step that overran the
-    // bound would hold it forever. Exiting drops the connection and PostgreSQL rolls it back.
-    if (!(await settlesWithin(database.close(), Math.max(left(), 1000))))
-      logger.warn("the database pool did not close within the shutdown bound");
-    await http.close();
-    logger.info("otp service stopped");
-  };
-  return { port: http.port, metrics, stop: () => (stopped ??= stop()) };
+  const stop = orderedStop({
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    logger,
+    steps: [
+      { name: "readiness", run: () => (shuttingDown = true) },
+      {
+        name: "sweep",
+        run: async ({ within }) => {
+          if (!(await within(sweep.stop())))
+            logger.warn("the sweep did not finish within the shutdown bound; the next start carries on");
+        },
+      },
+      {
+        // pool.end() waits for checked-out clients: one parked by a step that overran the
+        // bound would hold it forever. Exiting drops the connection and PostgreSQL rolls it back.
+        name: "database",
+        run: async ({ left }) => {
+          if (!(await settlesWithin(database.close(), Math.max(left(), 1000))))
+            logger.warn("the database pool did not close within the shutdown bound");
+        },
+      },
+      { name: "health port", run: () => http.close() },
+      { name: "log", run: () => logger.info("otp service stopped") },
+    ],
+  });
+  return { port: http.port, metrics, stop };
 }

@@ -34,6 +34,30 @@ const SchedulerSettings = z.object({
   EVENT_RELAY_BATCH_SIZE: envInt(500, 1, 10_000),
   /** The event relay looks for new events this often when it has caught up (a status change reaches webhook.deliver within about this long). */
   EVENT_RELAY_IDLE_MS: envInt(50, 5, 60_000),
+  /** Milliseconds between retention passes (docs/operations.md#retention); one replica runs each pass. */
+  RETENTION_INTERVAL_MS: envInt(60_000, 100, 86_400_000),
+  /** Rows a retention pass deletes per statement, each its own short transaction. */
+  RETENTION_BATCH_SIZE: envInt(1000, 1, 10_000),
+  /** Most rows a retention pass deletes per table; the next pass continues. */
+  RETENTION_MAX_PER_TABLE: envInt(200_000, 1, 100_000_000),
+  /** Days final messages are kept, with their history, segments, OTP, SMPP submit records; inbound messages too. 0: for ever. */
+  RETENTION_MESSAGES_DAYS: envInt(90, 0, 36_500),
+  /** Days webhook deliveries (once no longer pending) and their attempts are kept. 0: for ever. */
+  RETENTION_WEBHOOKS_DAYS: envInt(30, 0, 36_500),
+  /** Days published outbox events, SMPP receipts and inbound messages no bind took, and inbound parts are kept. 0: for ever. */
+  RETENTION_OUTBOX_DAYS: envInt(7, 0, 36_500),
+  /** Days carrier delivery receipts are kept. 0: for ever. */
+  RETENTION_RECEIPTS_DAYS: envInt(30, 0, 36_500),
+  /** Days dashboard sign-in attempts are kept. 0: for ever. */
+  RETENTION_SIGN_INS_DAYS: envInt(30, 0, 36_500),
+  /** Days OTPs are kept once verified, failed or expired. 0: for ever. */
+  RETENTION_OTPS_DAYS: envInt(30, 0, 36_500),
+  /** Days credit ledger entries are kept (money: about 13 months). 0: for ever. */
+  RETENTION_LEDGER_DAYS: envInt(400, 0, 36_500),
+  /** Milliseconds between folds of status-change deltas into the per-account message counts (docs/decisions.md#message-counts); readers add the unfolded ones, so this bounds that table, not staleness. */
+  MESSAGE_COUNTS_INTERVAL_MS: envInt(1000, 50, 3_600_000),
+  /** Deltas folded per transaction; a tick repeats while a batch comes back full. */
+  MESSAGE_COUNTS_BATCH_SIZE: envInt(10_000, 1, 100_000),
   /** Bound on a graceful stop: the current ticks and the last hand-offs get this long. */
   SHUTDOWN_TIMEOUT_MS: envInt(10_000, 100, 120_000),
 });

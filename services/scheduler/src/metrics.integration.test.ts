@@ -1,3 +1,4 @@
+import { applyTransitions } from "@sms/message-state";
 import { sampleValue } from "@sms/metrics";
 import { waitFor } from "@sms/testing";
 import { createHarness, type Harness } from "../test/harness";
@@ -40,10 +41,29 @@ describe("scheduler /metrics (real PostgreSQL, Redis, HTTP)", () => {
     );
     expect(sampleValue(relayed, "sms_event_relay_published_total", { kind: "event" })).toBe(2);
 
-    await h.db.pool.query("UPDATE messages SET status = 'sent' WHERE status = 'queued'");
+    const { rows } = await h.db.pool.query<{ id: string }>("SELECT id FROM messages WHERE status = 'queued'");
+    await applyTransitions(
+      h.db.pool,
+      rows.map((r) => ({ messageId: r.id, to: "sent" as const, at: new Date() })),
+    );
     const after = await scrape();
     expect(sampleValue(after, "sms_messages_open", { status: "queued" })).toBe(0);
     expect(sampleValue(after, "sms_messages_open", { status: "sent" })).toBe(2);
+
+    // The fold loop moves every status change into message_counts; the gauges read the same.
+    await waitFor(
+      async () => {
+        const left = await h.db.pool.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM message_count_deltas",
+        );
+        return left.rows[0]!.n === 0;
+      },
+      { what: "every delta folded" },
+    );
+    const folded = await scrape();
+    expect(sampleValue(folded, "sms_scheduler_message_count_deltas_folded_total")).toBeGreaterThan(0);
+    expect(sampleValue(folded, "sms_messages_open", { status: "scheduled" })).toBe(3);
+    expect(sampleValue(folded, "sms_messages_open", { status: "sent" })).toBe(2);
   });
 
   it("reports the event relay's backlog: events not yet published and the age of the oldest", async () => {

@@ -4,6 +4,8 @@ import {
   OutboxMetrics,
   MetricsRegistry,
   SchedulerLoopMetrics,
+  counter,
+  labeledCounter,
 } from "@sms/metrics";
 import type pg from "pg";
 
@@ -13,6 +15,9 @@ export class SchedulerMetrics extends SchedulerLoopMetrics {
   readonly messages: MessageStatusMetrics;
   readonly flow: MessageFlowMetrics;
   readonly outbox: OutboxMetrics;
+  readonly retentionPasses: ReturnType<typeof counter>;
+  readonly retentionErrors: ReturnType<typeof counter>;
+  readonly retentionDeleted: ReturnType<typeof labeledCounter<"table">>;
 
   constructor(pool: pg.Pool, registry = new MetricsRegistry()) {
     super(registry);
@@ -20,5 +25,21 @@ export class SchedulerMetrics extends SchedulerLoopMetrics {
     this.messages = new MessageStatusMetrics(registry, pool);
     this.flow = new MessageFlowMetrics(registry);
     this.outbox = new OutboxMetrics(registry, pool);
+    this.retentionPasses = counter(
+      registry,
+      "sms_scheduler_retention_passes_total",
+      "Retention passes run (by the replica holding the retention lock)",
+    );
+    this.retentionErrors = counter(
+      registry,
+      "sms_scheduler_retention_errors_total",
+      "Retention passes that failed",
+    );
+    this.retentionDeleted = labeledCounter(
+      registry,
+      "sms_scheduler_retention_deleted_total",
+      "Rows deleted past retention, by table",
+      ["table"],
+    );
   }
 }

@@ -2,10 +2,10 @@ import { createDatabase, listenForNotifications } from "@sms/db";
 import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import { createAcceptance } from "@sms/message-acceptance";
-import { createDispatchProducer, openWorker, QUEUES, SmppReceiptJob, type Job } from "@sms/queues";
+import { createDispatchProducer, QUEUES, SmppReceiptJob, type Job } from "@sms/queues";
 import { createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
-import { settlesWithin } from "@sms/service-runtime";
+import { orderedStop, registerWorker, startLoop } from "@sms/service-runtime";
 import { CommandStatus } from "@sms/smpp";
 import { AccountDirectory } from "./accounts";
 import { createBindAuthenticator } from "./bind-authenticator";
@@ -172,85 +172,104 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
         logger.warn("notifications lost; listening again shortly (the sweeps cover the gap)", { reason }),
     },
   );
-  const reviewTimer = setInterval(
-    () => void revoker.reviewAll().catch(reviewFailed),
-    config.BIND_REVIEW_INTERVAL_MS,
-  );
+  const reviewLoop = startLoop({
+    name: "bind review",
+    intervalMs: config.BIND_REVIEW_INTERVAL_MS,
+    firstTickAfterMs: config.BIND_REVIEW_INTERVAL_MS,
+    logger,
+    tick: () => revoker.reviewAll(),
+  });
   const processReceiptJob = createDlrOutProcessor(pool, (accountIds) =>
     accountIds.forEach((id) => pump.kick(id)),
   );
-  const worker = openWorker<SmppReceiptJob>(
+  const { worker } = registerWorker<SmppReceiptJob>(
     queueContext,
     QUEUES.smppDlrOut,
     async (job: Job<SmppReceiptJob>) =>
       processReceiptJob(SmppReceiptJob.parse(job.data), job.attemptsMade + 1 >= (job.opts.attempts ?? 1)),
-    { concurrency: config.DLR_OUT_CONCURRENCY },
+    {
+      logger,
+      metrics: metrics.queues,
+      worker: { concurrency: config.DLR_OUT_CONCURRENCY },
+      failed: {
+        message: "smpp.dlr-out job failed; BullMQ retries it while it has attempts",
+        fields: (job) => ({ message_id: job?.data.messageId }),
+      },
+    },
   );
-  metrics.queues.instrumentWorker(worker, queueContext);
-  worker.on("failed", (job, error) =>
-    logger.warn("smpp.dlr-out job failed; BullMQ retries it while it has attempts", {
-      message_id: job?.data.messageId,
-      error: error.message,
-    }),
-  );
-  worker.on("error", () => undefined);
-  let sweeping = false;
-  const sweepTimer = setInterval(() => {
-    pump.sweep();
-    inbound.sweep();
-    if (sweeping) return;
-    sweeping = true;
-    failStaleParts(pool, config.CONCAT_TIMEOUT_MS)
-      .then((parts) => (parts.length ? receiptsFor(parts) : undefined))
-      .catch((error: unknown) => logger.warn("concatenation sweep failed", { error: String(error) }))
-      .finally(() => (sweeping = false));
-  }, config.RECEIPT_SWEEP_MS);
+  // Two loops on one interval: the pumps' sweep is instant and must not wait for a slow
+  // concatenation sweep.
+  const pumpSweepLoop = startLoop({
+    name: "receipt sweep",
+    intervalMs: config.RECEIPT_SWEEP_MS,
+    firstTickAfterMs: config.RECEIPT_SWEEP_MS,
+    logger,
+    tick: async () => {
+      pump.sweep();
+      inbound.sweep();
+    },
+  });
+  const concatenationSweepLoop = startLoop({
+    name: "concatenation sweep",
+    intervalMs: config.RECEIPT_SWEEP_MS,
+    firstTickAfterMs: config.RECEIPT_SWEEP_MS,
+    logger,
+    tick: async () => {
+      const parts = await failStaleParts(pool, config.CONCAT_TIMEOUT_MS);
+      if (parts.length) await receiptsFor(parts);
+    },
+  });
   acceptance.outbox.startRelay(config.OUTBOX_STALE_AFTER_MS);
 
   let shuttingDown = false;
-  const http = await startHealthServer(
-    config.PORT,
-    {
-      postgres: async () => void (await pool.query("SELECT 1")),
-      redis: async () => void (await redis.ping()),
-    },
-    () => shuttingDown,
-    config.HOST,
+  const http = await startHealthServer({
+    port: config.PORT,
+    host: config.HOST,
+    readiness: { postgres: pool, redis },
+    isShuttingDown: () => shuttingDown,
     metrics,
-  );
+  });
   logger.info("smpp-server started", {
     smpp_port: listener.port,
     tls_port: listener.tlsPort,
     port: http.port,
   });
 
-  let stopped: Promise<void> | null = null;
-  const stop = async () => {
-    shuttingDown = true;
-    const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
-    // Each bound clears its timer: a bare race left five 10 s timers running after every stop,
-    // which held a Jest worker past its tests ("failed to exit gracefully").
-    const within = (promise: Promise<unknown>) => settlesWithin(promise, Math.max(0, deadline - Date.now()));
-    clearInterval(sweepTimer);
-    clearInterval(reviewTimer);
-    await within(listener.close());
-    leases.stop();
-    await within(Promise.all([worker.close(), pump.stop(), inbound.stop(), notifications.stop()]));
-    await within(acceptance.close());
-    await within(producer.close());
-    // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
-    queueConnection.disconnect();
-    redis.disconnect();
-    await within(database.close());
-    await http.close();
-    logger.info("smpp-server stopped");
-  };
+  const loops = [pumpSweepLoop, concatenationSweepLoop, reviewLoop];
+  const stop = orderedStop({
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    logger,
+    steps: [
+      { name: "readiness", run: () => (shuttingDown = true) },
+      { name: "loops", run: ({ within }) => within(Promise.all(loops.map((loop) => loop.stop()))) },
+      { name: "listeners", run: ({ within }) => within(listener.close()) },
+      { name: "bind leases", run: () => leases.stop() },
+      {
+        name: "receipts",
+        run: ({ within }) =>
+          within(Promise.all([worker.close(), pump.stop(), inbound.stop(), notifications.stop()])),
+      },
+      { name: "acceptance", run: ({ within }) => within(acceptance.close()) },
+      { name: "producer", run: ({ within }) => within(producer.close()) },
+      {
+        // BullMQ leaves a caller-supplied ioredis connection open on close(); we close ours.
+        name: "redis",
+        run: () => {
+          queueConnection.disconnect();
+          redis.disconnect();
+        },
+      },
+      { name: "database", run: ({ within }) => within(database.close()) },
+      { name: "health port", run: () => http.close() },
+      { name: "log", run: () => logger.info("smpp-server stopped") },
+    ],
+  });
   return {
     smppPort: listener.port,
     tlsPort: listener.tlsPort,
     port: http.port,
     metrics,
     registry,
-    stop: () => (stopped ??= stop()),
+    stop,
   };
 }

@@ -3,7 +3,7 @@ import pg from "pg";
 import { hashSmppPassword } from "@sms/auth";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";
-import { createSmppReceiptProducer, SmppReceiptJob } from "@sms/queues";
+import { createSmppReceiptProducer, openQueue, QUEUES, SmppReceiptJob } from "@sms/queues";
 import { createRedis, type Redis } from "@sms/redis";
 import { SmppClient, type SmppClientOptions } from "@sms/smpp";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
@@ -32,11 +32,15 @@ export interface Harness {
   }): Promise<TestCustomer>;
   /** An SmppClient bound as `customer` (closed by close()). */
   bind(customer: TestCustomer, options?: Partial<SmppClientOptions>): Promise<SmppClient>;
-  /** Puts a receipt job on smpp.dlr-out, as the outbox relay does. */
+  /** Puts a receipt job on smpp.dlr-out, as the outbox relay does; resolves to its job id (the event id). */
   enqueueReceipt(
     job: Omit<SmppReceiptJob, "eventId" | "sequence" | "previousStatus" | "occurredAt"> &
       Partial<SmppReceiptJob>,
-  ): Promise<void>;
+  ): Promise<string>;
+  /** Waits until the smpp-server has processed these smpp.dlr-out jobs (their receipts stored, or found not owed). */
+  waitForReceiptJobs(jobIds: string[]): Promise<void>;
+  /** An smpp.dlr-out job as BullMQ holds it now (attempts made, why the last one failed). */
+  receiptJob(jobId: string): Promise<{ attemptsMade: number; failedReason?: string } | undefined>;
   message(id: string): Promise<Record<string, unknown> | undefined>;
   close(): Promise<void>;
 }
@@ -64,6 +68,10 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   );
   const redis = createRedis(world.redisUrl, "queue");
   const receipts = createSmppReceiptProducer({ connection: redis, prefix: world.redisPrefix });
+  const receiptJobs = openQueue<SmppReceiptJob>(
+    { connection: redis, prefix: world.redisPrefix },
+    QUEUES.smppDlrOut,
+  );
   const clients: SmppClient[] = [];
   return {
     world,
@@ -115,6 +123,19 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
         eventId,
       });
       await receipts.enqueue([data]);
+      return eventId;
+    },
+    async waitForReceiptJobs(jobIds) {
+      await waitFor(
+        async () => {
+          const states = await Promise.all(jobIds.map((id) => receiptJobs.getJobState(id)));
+          return states.every((state) => state === "completed") || undefined;
+        },
+        { what: `smpp.dlr-out jobs ${jobIds.join(", ")} completed` },
+      );
+    },
+    async receiptJob(jobId) {
+      return receiptJobs.getJob(jobId);
     },
     async message(id) {
       return (await pool.query("SELECT * FROM messages WHERE id = $1", [id])).rows[0];
@@ -123,6 +144,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
       await server.stop();
       await receipts.close();
+      await receiptJobs.close();
       redis.disconnect();
       await pool.end();
       await world.destroy();

@@ -92,33 +92,37 @@ describe("receipts as deliver_sm", () => {
     const none = await submit(c.transmitter, { registered_delivery: 0 });
     const failuresOnly = await submit(c.transmitter, { registered_delivery: 2 });
     const failed = await submit(c.transmitter, { registered_delivery: 2 });
-    await h.enqueueReceipt({
-      accountId: c.customer.accountId,
-      messageId: none,
-      status: "delivered",
-      errorCode: null,
+    const jobs = [
+      await h.enqueueReceipt({
+        accountId: c.customer.accountId,
+        messageId: none,
+        status: "delivered",
+        errorCode: null,
+      }),
+      await h.enqueueReceipt({
+        accountId: c.customer.accountId,
+        messageId: failuresOnly,
+        status: "sent",
+        errorCode: null,
+      }),
+      await h.enqueueReceipt({
+        accountId: c.customer.accountId,
+        messageId: failuresOnly,
+        status: "delivered",
+        errorCode: null,
+      }),
+      await h.enqueueReceipt({
+        accountId: c.customer.accountId,
+        messageId: failed,
+        status: "failed",
+        errorCode: "EXPIRED",
+      }),
+    ];
+    // Every job processed and every stored receipt acknowledged: nothing else can still arrive.
+    await h.waitForReceiptJobs(jobs);
+    await waitFor(async () => (await pendingReceipts(c.customer.accountId)) === 0, {
+      what: "every stored receipt acknowledged",
     });
-    await h.enqueueReceipt({
-      accountId: c.customer.accountId,
-      messageId: failuresOnly,
-      status: "sent",
-      errorCode: null,
-    });
-    await h.enqueueReceipt({
-      accountId: c.customer.accountId,
-      messageId: failuresOnly,
-      status: "delivered",
-      errorCode: null,
-    });
-    await h.enqueueReceipt({
-      accountId: c.customer.accountId,
-      messageId: failed,
-      status: "failed",
-      errorCode: "EXPIRED",
-    });
-    await waitFor(() => c.received.length >= 1, { what: "the failure receipt" });
-    // The failure's job was queued last: had any other produced a receipt, it would be here by now.
-    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(c.received.map((pdu) => pdu.receipted_message_id)).toEqual([failed]);
   });
 
@@ -127,13 +131,21 @@ describe("receipts as deliver_sm", () => {
     const other = await customerWithReceiver();
     await other.bindReceiver();
     const id = await submit(owner.transmitter);
-    await h.enqueueReceipt({
+    const job = await h.enqueueReceipt({
       accountId: other.customer.accountId,
       messageId: id,
       status: "delivered",
       errorCode: null,
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The job's first attempt is refused: no submit of that account has this message id.
+    const refused = await waitFor(
+      async () => {
+        const state = await h.receiptJob(job);
+        return state && state.attemptsMade >= 1 ? state : undefined;
+      },
+      { what: "the receipt job's first attempt" },
+    );
+    expect(refused.failedReason).toMatch(/no smpp_submits rows for msg_/);
     expect(other.received).toEqual([]);
     expect(await pendingReceipts(other.customer.accountId)).toBe(0);
   });

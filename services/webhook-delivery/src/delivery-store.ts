@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { Batcher } from "@sms/db";
 import type { AttemptResult } from "@sms/webhook-sender";
-import type { WebhookEvent } from "@sms/webhook-events";
+import { toWebhookEvent, type OutboxRow, type WebhookEvent } from "@sms/webhook-events";
 
 /** A pending delivery this job now holds. */
 export interface ClaimedDelivery {
@@ -9,6 +9,11 @@ export interface ClaimedDelivery {
   attempts: number;
   payload: WebhookEvent;
 }
+
+/** A claimed delivery with its copy of the body (older rows) or else its event row's columns. */
+type ClaimedRow = { event_id: string; attempts: number; copied_payload: WebhookEvent | null } & (
+  OutboxRow | { [K in keyof OutboxRow]: null }
+);
 
 export interface AttemptRecord {
   eventId: string;
@@ -26,32 +31,73 @@ export interface AttemptRecord {
 // until the lease ends; a second job for the same rows gets none of them. The lease is
 // next_attempt_at, so the reconciler, which looks for overdue rows, leaves them alone.
 // One second of grace for a worker clock a little ahead of the database's.
+// The body comes from the event row (docs/webhooks.md#storage); a delivery written before
+// deliveries stopped copying it keeps its own copy, which wins. LATERAL … LIMIT 1: one key
+// lookup per claimed row, whatever plan a prepared statement settled on while tables were small.
+//
+// A row the relay wrote already claimed by this job (claim = $2, next_attempt_at its writing
+// time) is only read, not written again, while neither the reconciler nor a job with another
+// claim can take it for longer than one hold: its next_attempt_at is later than now - $4
+// (WEBHOOK_RECONCILE_STALE_MS less the hold). A job with another claim takes a row whose claim
+// is set only after that window, or once the reconciler has cleared the claim.
 const CLAIM = `
-UPDATE webhook_deliveries SET claim = $2, next_attempt_at = now() + $3 * interval '1 millisecond'
-WHERE event_id = ANY($1::text[]) AND status = 'pending'
-  AND (claim = $2 OR next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
-RETURNING event_id, attempts, payload`;
+WITH held AS (
+  SELECT event_id, attempts, payload FROM webhook_deliveries
+  WHERE event_id = ANY($1::text[]) AND status = 'pending' AND claim = $2
+    AND next_attempt_at > now() - $4 * interval '1 millisecond'
+), taken AS (
+  UPDATE webhook_deliveries SET claim = $2, next_attempt_at = now() + $3 * interval '1 millisecond'
+  WHERE event_id = ANY($1::text[]) AND status = 'pending' AND event_id NOT IN (SELECT event_id FROM held)
+    AND (claim = $2 OR (
+      (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
+      AND (claim IS NULL OR next_attempt_at <= now() - $4 * interval '1 millisecond')))
+  RETURNING event_id, attempts, payload
+), claimed AS (
+  SELECT * FROM held UNION ALL SELECT * FROM taken
+)
+SELECT c.event_id, c.attempts, c.payload AS copied_payload,
+       o.id, o.account_id, o.message_id, o.type, o.sequence, o.payload, o.created_at
+FROM claimed AS c
+LEFT JOIN LATERAL (
+  SELECT * FROM outbox_events WHERE id = c.event_id AND c.payload IS NULL LIMIT 1
+) AS o ON true`;
 
-// Every attempt of a flush in one statement: the attempt rows and the deliveries' new state.
+// Every attempt of a flush in one statement (docs/webhooks.md#storage). A delivery's first success
+// is kept on its row alone: its number, status code, start and end, so the common case costs
+// no webhook_attempts row and no entries in its indexes. Every other attempt is a row there: the
+// failures, and a success of a delivery that has already succeeded (a duplicate send), so a
+// second success stays visible. A succeeded delivery is final: no later record changes it.
+// Whether the success was kept is read back from the UPDATE itself, so two flushes racing on one
+// delivery keep one success on the row and record the other as a row.
+// One record per delivery updates it: its first success if it has one, else its latest attempt.
 const RECORD = `
 WITH a AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::text[],
-                       $9::timestamptz[], $10::text[], $11::timestamptz[])
+  SELECT t.*, t.new_status = 'succeeded'
+           AND row_number() OVER (PARTITION BY t.event_id, t.new_status = 'succeeded' ORDER BY t.started_at) = 1
+           AS first_success
+  FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::text[],
+              $9::timestamptz[], $10::text[], $11::timestamptz[])
     AS t(event_id, account_id, attempt, url, status_code, latency_ms, response_body, error, started_at, new_status, next_attempt_at)
-), attempts_in AS (
-  INSERT INTO webhook_attempts (event_id, account_id, attempt, url, status_code, latency_ms, response_body, error, started_at)
-  SELECT event_id, account_id, attempt, url, status_code, latency_ms, response_body, error, started_at FROM a
+), latest AS (
+  SELECT DISTINCT ON (event_id) * FROM a ORDER BY event_id, first_success DESC, started_at DESC
+), updated AS (
+  UPDATE webhook_deliveries AS d SET
+    status = l.new_status::"WebhookDeliveryStatus",
+    attempts = GREATEST(d.attempts, l.attempt),
+    next_attempt_at = l.next_attempt_at,
+    claim = NULL,
+    last_attempt_at = l.started_at,
+    last_status_code = l.status_code,
+    last_error = l.error,
+    succeeded_at = CASE WHEN l.first_success THEN l.started_at + l.latency_ms * interval '1 millisecond' ELSE d.succeeded_at END,
+    success_on_row = CASE WHEN l.first_success THEN true ELSE d.success_on_row END
+  FROM latest AS l WHERE d.event_id = l.event_id AND d.status <> 'succeeded'
+  RETURNING d.event_id, d.status
 )
-UPDATE webhook_deliveries AS d SET
-  status = a.new_status::"WebhookDeliveryStatus",
-  attempts = GREATEST(d.attempts, a.attempt),
-  next_attempt_at = a.next_attempt_at,
-  claim = NULL,
-  last_attempt_at = a.started_at,
-  last_status_code = a.status_code,
-  last_error = a.error,
-  succeeded_at = CASE WHEN a.new_status = 'succeeded' THEN a.started_at + a.latency_ms * interval '1 millisecond' ELSE d.succeeded_at END
-FROM a WHERE d.event_id = a.event_id`;
+INSERT INTO webhook_attempts (event_id, account_id, attempt, url, status_code, latency_ms, response_body, error, started_at)
+SELECT event_id, account_id, attempt, url, status_code, latency_ms, response_body, error, started_at FROM a
+WHERE NOT (a.first_success AND EXISTS (
+  SELECT 1 FROM updated AS u WHERE u.event_id = a.event_id AND u.status = 'succeeded'))`;
 
 const FAIL_WITHOUT_ATTEMPT = `
 UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, claim = NULL, last_error = $2
@@ -64,18 +110,38 @@ const storable = (text: string | null) => (text === null ? null : text.replaceAl
 export class DeliveryStore {
   private readonly records: Batcher<AttemptRecord>;
 
-  constructor(private readonly pool: pg.Pool) {
+  /**
+   * @param heldForMs how long after the relay wrote a row the reconciler is still sure to
+   * leave it alone for a whole hold (WEBHOOK_RECONCILE_STALE_MS less the hold): until then a
+   * row the relay wrote claimed by a job is sent by that job without being written first.
+   */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly heldForMs = 0,
+  ) {
     this.records = new Batcher((records) => this.recordMany(records), { maxBatch: 500, maxConcurrent: 2 });
   }
 
-  /** Takes the job's pending, due rows for `leaseMs` (one statement); the rest are done, claimed by another job, or not due. */
+  /**
+   * Takes the job's pending, due rows for `leaseMs` (one statement); the rest are done, claimed
+   * by another job, or not due. A claimed delivery whose event row is gone (and that has no copy
+   * of its own) cannot be sent: it is failed at once, not claimed.
+   */
   async claim(eventIds: readonly string[], claim: string, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.pool.query<{ event_id: string; attempts: number; payload: WebhookEvent }>({
+    const { rows } = await this.pool.query<ClaimedRow>({
       name: "webhook-claim-deliveries",
       text: CLAIM,
-      values: [eventIds, claim, leaseMs],
+      values: [eventIds, claim, leaseMs, this.heldForMs],
     });
-    return rows.map((row) => ({ eventId: row.event_id, attempts: row.attempts, payload: row.payload }));
+    const claimed: ClaimedDelivery[] = [];
+    const orphans: string[] = [];
+    for (const row of rows) {
+      const payload = row.copied_payload ?? (row.id === null ? null : toWebhookEvent(row));
+      if (payload) claimed.push({ eventId: row.event_id, attempts: row.attempts, payload });
+      else orphans.push(row.event_id);
+    }
+    if (orphans.length > 0) await this.failWithoutAttempt(orphans, "event not found");
+    return claimed;
   }
 
   record(attempt: AttemptRecord): Promise<void> {

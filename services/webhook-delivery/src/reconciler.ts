@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
 import type { WebhookDeliverProducer } from "@sms/queues";
+import { startLoop } from "@sms/service-runtime";
 
 // Due now, so the new job can claim them, and not overdue again for another staleMs: a
 // delivery is queued again at most once per staleMs, even when its job still exists.
@@ -29,7 +30,7 @@ export function startWebhookReconciler(options: {
   staleMs: number;
   intervalMs: number;
   batchSize?: number;
-}): { runOnce(): Promise<number>; stop(): void } {
+}): { runOnce(): Promise<number>; stop(): Promise<void> } {
   const batchSize = options.batchSize ?? 1000;
   const runOnce = async () => {
     const { rows } = await options.pool.query<{ event_id: string; account_id: string }>({
@@ -41,11 +42,12 @@ export function startWebhookReconciler(options: {
     if (rows.length > 0) options.logger.info("re-queued overdue webhook deliveries", { count: rows.length });
     return rows.length;
   };
-  const timer = setInterval(() => {
-    runOnce().catch((error: unknown) =>
-      options.logger.warn("webhook reconciler failed", { error: String(error) }),
-    );
-  }, options.intervalMs);
-  timer.unref();
-  return { runOnce, stop: () => clearInterval(timer) };
+  const loop = startLoop({
+    name: "webhook reconciler",
+    intervalMs: options.intervalMs,
+    firstTickAfterMs: options.intervalMs,
+    logger: options.logger,
+    tick: runOnce,
+  });
+  return { runOnce, stop: () => loop.stop() };
 }

@@ -1,16 +1,10 @@
 import { createDatabase } from "@sms/db";
 import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
-import {
-  createWebhookDeliverProducer,
-  openWorker,
-  QUEUES,
-  type Job,
-  type WebhookDeliverJob,
-} from "@sms/queues";
+import { createWebhookDeliverProducer, QUEUES, type Job, type WebhookDeliverJob } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
-import { closeWorkerWithin } from "@sms/service-runtime";
+import { orderedStop, registerWorker } from "@sms/service-runtime";
 import { WebhookEndpoints } from "@sms/webhook-endpoints";
 import { createWebhookSender } from "@sms/webhook-sender";
 import type { WebhookDeliveryConfig } from "./config";
@@ -53,7 +47,7 @@ export async function startWebhookDelivery(
   // Rows and endpoint slots are held for a batch's bound plus its last attempt, and a little more.
   const holdMs = config.WEBHOOK_BATCH_MAX_MS + config.WEBHOOK_TIMEOUT_MS + 5000;
   const context: DeliverContext = {
-    store: new DeliveryStore(database.pool),
+    store: new DeliveryStore(database.pool, config.WEBHOOK_RECONCILE_STALE_MS - holdMs),
     endpoints: new EndpointHealth(endpoints, database.pool, logger, {
       cacheMs: config.WEBHOOK_ENDPOINT_CACHE_MS,
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
@@ -72,28 +66,28 @@ export async function startWebhookDelivery(
     claimMs: holdMs,
     isStopping: () => stopping,
   };
-  const worker = openWorker<WebhookDeliverJob>(
+  const worker = registerWorker<WebhookDeliverJob>(
     queueContext,
     QUEUES.webhookDeliver,
     async (job: Job<WebhookDeliverJob>, token?: string) => deliverBatch(context, job, token),
     {
-      concurrency: config.WEBHOOK_CONCURRENCY,
-      // Longer than one attempt's bound (checked in config), so a slow endpoint never makes a job look stalled.
-      lockDuration: config.WEBHOOK_LOCK_MS,
-      stalledInterval: config.WEBHOOK_STALLED_CHECK_MS,
-      // Jobs of a worker that died are taken over and sent again, with the same webhook-id.
-      maxStalledCount: 1000,
+      logger,
+      metrics: metrics.queues,
+      worker: {
+        concurrency: config.WEBHOOK_CONCURRENCY,
+        // Longer than one attempt's bound (checked in config), so a slow endpoint never makes a job look stalled.
+        lockDuration: config.WEBHOOK_LOCK_MS,
+        stalledInterval: config.WEBHOOK_STALLED_CHECK_MS,
+        // Jobs of a worker that died are taken over and sent again, with the same webhook-id.
+        maxStalledCount: 1000,
+      },
+      failed: {
+        message: "webhook job failed; BullMQ retries it",
+        fields: (job) => ({ account_id: job?.data.accountId, deliveries: job?.data.eventIds.length }),
+      },
+      errorMessage: "webhook worker error",
     },
   );
-  metrics.queues.instrumentWorker(worker, queueContext);
-  worker.on("failed", (job, error) => {
-    logger.warn("webhook job failed; BullMQ retries it", {
-      account_id: job?.data.accountId,
-      deliveries: job?.data.eventIds.length,
-      error: error.message,
-    });
-  });
-  worker.on("error", (error) => logger.warn("webhook worker error", { error: error.message }));
   const reconciler = startWebhookReconciler({
     pool: database.pool,
     producer,
@@ -101,39 +95,45 @@ export async function startWebhookDelivery(
     staleMs: config.WEBHOOK_RECONCILE_STALE_MS,
     intervalMs: config.WEBHOOK_RECONCILE_INTERVAL_MS,
   });
-  const health = await startHealthServer(
-    config.PORT,
-    {
-      postgres: async () => void (await database.pool.query("SELECT 1")),
-      redis: async () => void (await redis.ping()),
-    },
-    () => stopping,
-    undefined,
+  const health = await startHealthServer({
+    port: config.PORT,
+    readiness: { postgres: database.pool, redis },
+    isShuttingDown: () => stopping,
     metrics,
-  );
+  });
   logger.info("webhook-delivery started", { port: health.port, concurrency: config.WEBHOOK_CONCURRENCY });
 
-  let stopped: Promise<void> | null = null;
-  const stop = async () => {
-    // Running batches start no new attempt from here: they finish the open ones and hand the
-    // rest on as new jobs (same claim). Attempts still waiting on slow endpoints at the bound:
-    // their jobs stay active in Redis and another worker takes them over as stalled, claim and
-    // all (same webhook-id, at-least-once).
-    stopping = true;
-    reconciler.stop();
-    if (!(await closeWorkerWithin(worker, config.SHUTDOWN_TIMEOUT_MS)))
-      logger.warn("attempts still running at the shutdown bound; handed them back");
-    await producer.close().catch(() => undefined);
-    sender.close();
-    queueConnection.disconnect();
-    redis.disconnect();
-    await database.close().catch(() => undefined);
-    await health.close();
-    logger.info("webhook-delivery stopped");
-  };
-  return {
-    port: health.port,
-    reconcileOnce: () => reconciler.runOnce(),
-    stop: () => (stopped ??= stop()),
-  };
+  const stop = orderedStop({
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    logger,
+    steps: [
+      // Running batches start no new attempt from here: they finish the open ones and hand the
+      // rest on as new jobs (same claim).
+      { name: "readiness", run: () => (stopping = true) },
+      { name: "reconciler", run: () => reconciler.stop() },
+      {
+        // Attempts still waiting on slow endpoints at the bound: their jobs stay active in Redis
+        // and another worker takes them over as stalled, claim and all (same webhook-id,
+        // at-least-once).
+        name: "worker",
+        run: async () => {
+          if (!(await worker.close(config.SHUTDOWN_TIMEOUT_MS)))
+            logger.warn("attempts still running at the shutdown bound; handed them back");
+        },
+      },
+      { name: "producer", run: () => producer.close().catch(() => undefined) },
+      { name: "sender", run: () => sender.close() },
+      {
+        name: "redis",
+        run: () => {
+          queueConnection.disconnect();
+          redis.disconnect();
+        },
+      },
+      { name: "database", run: () => database.close().catch(() => undefined) },
+      { name: "health port", run: () => health.close() },
+      { name: "log", run: () => logger.info("webhook-delivery stopped") },
+    ],
+  });
+  return { port: health.port, reconcileOnce: () => reconciler.runOnce(), stop };
 }

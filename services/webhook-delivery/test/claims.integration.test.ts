@@ -58,10 +58,7 @@ describe("batch claims (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     expect(r.ids().size).toBe(100);
     expect(r.received).toHaveLength(100);
     expect(mostOpen).toBeGreaterThan(1);
-    const { rows } = await w.db.pool.query<{ attempts: string }>(
-      "SELECT count(*) AS attempts FROM webhook_attempts WHERE account_id = $1",
-      [accountId],
-    );
-    expect(Number(rows[0]!.attempts)).toBe(100);
+    expect(await w.attemptCount(accountId)).toBe(100);
+    expect((await w.successesPerEvent(accountId)).filter((row) => row.successes !== 1)).toEqual([]);
   });
 });

@@ -62,19 +62,15 @@ describe("webhook delivery (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     await waitFor(async () => (await w.deliveries(accountId))[0]?.status === "succeeded", {
       what: "succeeded",
     });
+    // A first-time success is kept on the delivery alone: no attempt row.
     const { rows } = await w.db.pool.query(
-      "SELECT attempt, url, status_code, latency_ms, response_body, error FROM webhook_attempts WHERE account_id = $1",
+      `SELECT attempts, success_on_row, last_status_code, last_error,
+              (SELECT count(*) FROM webhook_attempts AS a WHERE a.event_id = d.event_id)::int AS attempt_rows
+       FROM webhook_deliveries AS d WHERE account_id = $1`,
       [accountId],
     );
     expect(rows).toEqual([
-      {
-        attempt: 1,
-        url: r.url,
-        status_code: 200,
-        latency_ms: expect.any(Number),
-        response_body: "thanks",
-        error: null,
-      },
+      { attempts: 1, success_on_row: true, last_status_code: 200, last_error: null, attempt_rows: 0 },
     ]);
     expect(r.received).toHaveLength(1);
   });
@@ -102,13 +98,17 @@ describe("webhook delivery (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     expect(idsByEvent.size).toBe(40);
     expect([...idsByEvent.values()].every((ids) => ids.size === 1)).toBe(true);
     expect(new Set(deliveries.map((d) => d.event_id))).toEqual(r.ids());
-    // Every attempt is recorded: the failures with their 503 and body, then one success each.
+    // Every attempt is recorded: the failures as rows with their 503 and body, then one success
+    // each, on its delivery.
     const { rows } = await w.db.pool.query(
-      "SELECT count(*) FILTER (WHERE status_code = 503 AND response_body = 'maintenance')::int AS failed, count(*) FILTER (WHERE status_code = 204)::int AS ok FROM webhook_attempts WHERE account_id = $1",
+      "SELECT count(*) FILTER (WHERE status_code = 503 AND response_body = 'maintenance')::int AS failed, count(*)::int AS all FROM webhook_attempts WHERE account_id = $1",
       [accountId],
     );
-    expect(rows[0].ok).toBe(40);
     expect(rows[0].failed).toBe(r.received.length - 40);
+    expect(rows[0].all).toBe(rows[0].failed);
+    const successes = await w.successesPerEvent(accountId);
+    expect(successes).toHaveLength(40);
+    expect(successes.filter((row) => row.successes !== 1)).toEqual([]);
     // The run of failures ended with the first success.
     expect((await w.endpoints.get(accountId))?.failingSince).toBeNull();
   });

@@ -27,6 +27,13 @@ export interface WebhookWorld {
   relay(): Promise<void>;
   start(env?: Record<string, string>): Promise<RunningWebhookDelivery>;
   deliveries(accountId: string): Promise<Array<{ event_id: string; status: string; attempts: number }>>;
+  /**
+   * Each delivery's recorded successes: the one its row holds (success_on_row) plus its 2xx
+   * rows in webhook_attempts (where a second success of a succeeded delivery goes).
+   */
+  successesPerEvent(accountId: string): Promise<Array<{ event_id: string; successes: number }>>;
+  /** How many attempts the account's deliveries recorded: failure rows and successes alike. */
+  attemptCount(accountId: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -42,7 +49,9 @@ export const TEST_ENV = {
 
 export async function startWebhookWorld(): Promise<WebhookWorld> {
   const world = await createTestWorld();
-  const db = createDatabase(world.databaseUrl, { poolSize: 8 });
+  // The fixtures write events 50 at a time through 8 connections: on a loaded machine a write can
+  // wait for a connection longer than the 2 s a service's pool allows (one crash test failed so).
+  const db = createDatabase(world.databaseUrl, { poolSize: 8, connectTimeoutMs: 30_000 });
   const key = crypto.randomBytes(32).toString("base64");
   const env = { ...world.env, ...TEST_ENV, SECRET_ENCRYPTION_KEY: key };
   const endpoints = new WebhookEndpoints(db.prisma, createSecretBox(key), {
@@ -102,6 +111,25 @@ export async function startWebhookWorld(): Promise<WebhookWorld> {
         [accountId],
       );
       return rows;
+    },
+    async successesPerEvent(accountId) {
+      const { rows } = await db.pool.query<{ event_id: string; successes: number }>(
+        `SELECT d.event_id,
+                coalesce(d.success_on_row, false)::int
+                  + (SELECT count(*) FROM webhook_attempts AS a
+                     WHERE a.event_id = d.event_id AND a.status_code BETWEEN 200 AND 299)::int AS successes
+         FROM webhook_deliveries AS d WHERE d.account_id = $1`,
+        [accountId],
+      );
+      return rows;
+    },
+    async attemptCount(accountId) {
+      const { rows } = await db.pool.query<{ attempts: number }>(
+        `SELECT (SELECT count(*) FROM webhook_attempts WHERE account_id = $1)::int
+              + (SELECT count(*) FROM webhook_deliveries WHERE account_id = $1 AND success_on_row)::int AS attempts`,
+        [accountId],
+      );
+      return rows[0]!.attempts;
     },
     async close() {
       await Promise.all(running.map((service) => service.stop()));

@@ -190,6 +190,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sms/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's messages created in a range (at most 31 days) as CSV, oldest first, streamed
+         * @description Columns: id, created_at, to, sender_id, status, segments, credits, error_code, client_ref, batch_id, sent_at, delivered_at, failed_at, body (as stored: an OTP message's body never holds its code). RFC 4180 quoting; free-text cells that start with = + - @ (or a tab or CR) are prefixed with an apostrophe so spreadsheets do not run them. A failure after the first row ends the download incomplete (no final chunk).
+         */
+        get: operations["exportMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sms/send": {
         parameters: {
             query?: never;
@@ -302,6 +322,12 @@ export interface components {
             account_id: string;
             /** @description ISO 3166-1 alpha-2 codes of the destination countries this account may send to (COUNTRY_NOT_ALLOWED otherwise); null: every country */
             allowed_countries: string[] | null;
+            /** @description The texts sent back to a STOP, START or HELP keyword from the number that received it (set by our team); null: no reply (the default) */
+            auto_replies: {
+                help: string | null;
+                start: string | null;
+                stop: string | null;
+            };
             balance: number;
             /** @description The numbers (E.164) and short codes this account receives inbound messages on, sorted (GET /v1/inbound) */
             inbound_numbers: string[];
@@ -807,6 +833,11 @@ export interface operations {
                      *           "message.failed"
                      *         ],
                      *         "all_events": false
+                     *       },
+                     *       "auto_replies": {
+                     *         "stop": "Acme: you are unsubscribed and will get no more messages. Reply START to resubscribe.",
+                     *         "start": null,
+                     *         "help": "Acme: reply STOP to unsubscribe. Help: acme.example/sms"
                      *       }
                      *     }
                      */
@@ -2797,6 +2828,148 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
                      *         "message": "Send the body as application/json.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: RATE_LIMITED, QUOTA_EXCEEDED, OTP_MAX_ATTEMPTS, OTP_SEND_LIMIT */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests; retry after the Retry-After seconds.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Something went wrong on our side; quote the request id.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "The service is briefly unavailable; nothing was accepted. Retry.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportMessages: {
+        parameters: {
+            query: {
+                /** @description Messages created at or after this time (ISO 8601) */
+                since: string;
+                /** @description Messages created before this time (ISO 8601); at most 31 days after since */
+                until: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV, as an attachment (Content-Disposition) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,created_at,to,sender_id,status,segments,credits,error_code,client_ref,batch_id,sent_at,delivered_at,failed_at,body
+                     *     msg_01JD6Z8Q4G2M0F3T6S8V9W0X1Y,2026-11-01T09:30:00.000Z,+14155550100,ACME,delivered,1,1,,order-1234,,2026-11-01T09:30:01.000Z,2026-11-01T09:30:04.000Z,,Your order has shipped
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Error: VALIDATION_ERROR, INVALID_JSON, INVALID_PHONE, MESSAGE_TOO_LONG, INVALID_SCHEDULE, BATCH_TOO_LARGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "message is required",
+                     *         "field": "message",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <key>.",
+                     *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: INVALID_SENDER, COUNTRY_NOT_ALLOWED, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "This API key lacks the sms:send permission.",
                      *         "request_id": "req_01JD6Z8Q4G2M0F3T6S8V9W0X1Y"
                      *       }
                      *     }

@@ -21,6 +21,8 @@ export interface InboundPiece {
   payload: Buffer;
   part: PartPosition | null;
   flags: InboundFlag[];
+  /** The carrier's id for a whole message (HTTP intake only): a retry with it is not stored twice. */
+  carrierMessageId?: string;
 }
 
 const IEI_CONCAT_8BIT = 0x00;

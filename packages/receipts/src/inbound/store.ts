@@ -1,9 +1,8 @@
 import type pg from "pg";
 import { inTransaction } from "@sms/db";
-import { newId } from "@sms/ids";
 import { assembleText, type StoredPart } from "./assemble";
 import type { InboundFlag, InboundPiece } from "./read-pdu";
-import { queueForSmppBinds } from "./smpp-forward";
+import { insertInboundMessages } from "./insert-messages";
 
 /** An inbound message as stored (inbound_messages), handed to the hook. */
 export interface StoredInbound {
@@ -27,7 +26,8 @@ export interface StoredInbound {
  */
 export type InboundHook = (client: pg.PoolClient, message: StoredInbound) => Promise<void>;
 
-export type InboundOutcome = "assigned" | "unassigned" | "part_waiting" | "duplicate_part";
+/** duplicate: a message posted again with a carrier message id already stored (HTTP intake). */
+export type InboundOutcome = "assigned" | "unassigned" | "part_waiting" | "duplicate_part" | "duplicate";
 
 // One advisory lock per group, in its own key space: parts of one message arriving together on
 // several binds (or replicas) are stored one after the other, so exactly one sees the group whole.
@@ -65,6 +65,34 @@ export async function storeInboundPiece(
     const message = await completeGroup(client, group, parts, [], onInbound);
     return { outcome: message.accountId ? "assigned" : "unassigned", message };
   });
+}
+
+/**
+ * Stores whole (single-part) messages, however many, in ONE transaction: the group commit of the
+ * inbound path. A part of a concatenated message goes through storeInboundPiece (its group lock).
+ */
+export async function storeWholeInbounds(
+  pool: pg.Pool,
+  pieces: ReadonlyArray<{ carrierId: string; piece: InboundPiece }>,
+  onInbound?: InboundHook,
+): Promise<Array<StoredInbound | null>> {
+  return inTransaction(pool, (client) =>
+    insertInboundMessages(
+      client,
+      pieces.map(({ carrierId, piece }) => ({
+        carrierId,
+        from: piece.from,
+        to: piece.to,
+        assembled: assembleText(
+          [{ seq: 1, dataCoding: piece.dataCoding, payload: piece.payload }],
+          piece.flags,
+        ),
+        segments: 1,
+        carrierMessageId: piece.carrierMessageId,
+      })),
+      onInbound,
+    ),
+  );
 }
 
 type GroupKey = readonly [carrierId: string, from: string, to: string, reference: number, total: number];
@@ -111,59 +139,12 @@ async function insertMessage(
   segments: number,
   onInbound: InboundHook | undefined,
 ): Promise<StoredInbound> {
-  const id = newId("in");
-  const { rows } = await client.query<{ account_id: string | null; received_at: Date }>(
-    `INSERT INTO inbound_messages (id, account_id, carrier_id, from_addr, to_addr, text, encoding, data_coding, segments, flags)
-     VALUES ($1, (SELECT account_id FROM inbound_numbers WHERE number = $4), $2, $3, $4, $5, $6, $7, $8, $9)
-     RETURNING account_id, received_at`,
-    [
-      id,
-      carrierId,
-      from,
-      to,
-      assembled.text,
-      assembled.encoding,
-      assembled.dataCoding,
-      segments,
-      assembled.flags,
-    ],
+  const [message] = await insertInboundMessages(
+    client,
+    [{ carrierId, from, to, assembled, segments }],
+    onInbound,
   );
-  const row = rows[0]!;
-  const message: StoredInbound = {
-    id,
-    accountId: row.account_id,
-    carrierId,
-    from,
-    to,
-    text: assembled.text,
-    encoding: assembled.encoding,
-    segments,
-    flags: assembled.flags,
-    receivedAt: row.received_at,
-  };
-  if (message.accountId) {
-    // message.received goes out through the outbox like every message.* event (signed, retried, subscribable).
-    await client.query(
-      `INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
-       VALUES ($1, $2, $3, 'message.received', 1, $4)`,
-      [newId("evt"), message.accountId, id, JSON.stringify(receivedPayload(message))],
-    );
-    await queueForSmppBinds(client, message);
-  }
-  await onInbound?.(client, message);
-  return message;
-}
-
-/** The `data` of a message.received webhook (docs/webhooks.md#payload). */
-export function receivedPayload(message: StoredInbound): Record<string, unknown> {
-  return {
-    from: message.from,
-    to: message.to,
-    text: message.text,
-    encoding: message.encoding,
-    segments: message.segments,
-    received_at: message.receivedAt.toISOString(),
-  };
+  return message!;
 }
 
 /**

@@ -74,6 +74,11 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
         event_types: resolveEventTypes(allEvents ? null : eventTypes),
         all_events: allEvents,
       },
+      auto_replies: {
+        stop: account.autoReplyStop,
+        start: account.autoReplyStart,
+        help: account.autoReplyHelp,
+      },
     });
   });
 

@@ -35,6 +35,10 @@ export function messageRoutes(prisma: PrismaClient, pool: pg.Pool, idempotent: R
       };
     if (query.cursor) {
       const cursor = decodeCursor(query.cursor);
+      // The bound on created_at alone is what the index scan starts from: with only the OR below,
+      // PostgreSQL read the account's index from its newest entry down to the cursor (a page
+      // days back cost every row in between: pnpm bench:scale).
+      where.createdAt = { ...(where.createdAt as Prisma.DateTimeFilter | undefined), lte: cursor.createdAt };
       where.OR = [
         { createdAt: { lt: cursor.createdAt } },
         { createdAt: cursor.createdAt, id: { lt: cursor.id } },

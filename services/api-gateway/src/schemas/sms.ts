@@ -190,6 +190,18 @@ export const ListMessagesQuery = z.strictObject({
 });
 export type ListMessagesQuery = z.infer<typeof ListMessagesQuery>;
 
+export const ExportMessagesQuery = z.strictObject({
+  since: z.iso.datetime({ offset: true }).meta({
+    description: "Messages created at or after this time (ISO 8601)",
+    example: "2026-11-01T00:00:00Z",
+  }),
+  until: z.iso.datetime({ offset: true }).meta({
+    description: "Messages created before this time (ISO 8601); at most 31 days after since",
+    example: "2026-11-08T00:00:00Z",
+  }),
+});
+export type ExportMessagesQuery = z.infer<typeof ExportMessagesQuery>;
+
 export const MessageList = z
   .object({ data: z.array(MessageView), next_cursor: z.string().nullable() })
   .meta({ id: "MessageList" });
@@ -245,5 +257,15 @@ export const AccountView = z
         "ISO 3166-1 alpha-2 codes of the destination countries this account may send to (COUNTRY_NOT_ALLOWED otherwise); null: every country",
     }),
     webhook: AccountWebhook.nullable().meta({ description: "The webhook endpoint; null when none is set" }),
+    auto_replies: z
+      .object({
+        stop: z.string().nullable(),
+        start: z.string().nullable(),
+        help: z.string().nullable(),
+      })
+      .meta({
+        description:
+          "The texts sent back to a STOP, START or HELP keyword from the number that received it (set by our team); null: no reply (the default)",
+      }),
   })
   .meta({ id: "Account" });

@@ -23,7 +23,9 @@ export interface ParsedFilters {
 const text = (value: unknown) => (typeof value === "string" ? value.trim().slice(0, 100) : "");
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-function parseDay(value: string): Date | undefined {
+/** A YYYY-MM-DD day as its 00:00 UTC, or undefined when it is not a real day. */
+
+export function parseDay(value: string): Date | undefined {
   if (!DAY.test(value)) return undefined;
   const date = new Date(`${value}T00:00:00Z`);
   return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value ? undefined : date;

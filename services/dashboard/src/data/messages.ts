@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from "@sms/db";
 import { isId } from "@sms/ids";
+import { successOnDelivery } from "@sms/webhook-endpoints";
 import { decodeCursor, toPage, type Page } from "../pagination";
 import type { MessageFilters } from "./message-filters";
 
@@ -73,16 +74,21 @@ export async function findMessage(prisma: PrismaClient, accountId: string, messa
     where: { eventId: { in: events.map((e) => e.id) }, accountId },
     orderBy: { createdAt: "asc" },
   });
+  // A success is on its delivery (already read here), a failure in webhook_attempts.
   const attempts = await prisma.webhookAttempt.findMany({
     where: { eventId: { in: deliveries.map((d) => d.eventId) }, accountId },
     orderBy: [{ eventId: "asc" }, { attempt: "desc" }],
   });
   return {
     message,
-    deliveries: deliveries.map((delivery) => ({
-      delivery,
-      attempts: attempts.filter((a) => a.eventId === delivery.eventId).slice(0, ATTEMPTS_PER_DELIVERY),
-    })),
+    deliveries: deliveries.map((delivery) => {
+      const success = successOnDelivery(delivery);
+      const failures = attempts.filter((a) => a.eventId === delivery.eventId);
+      return {
+        delivery,
+        attempts: [...(success ? [success] : []), ...failures].slice(0, ATTEMPTS_PER_DELIVERY),
+      };
+    }),
   };
 }
 export type MessageDetail = NonNullable<Awaited<ReturnType<typeof findMessage>>>;

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { countAccountHours, type HourCount } from "@sms/message-counts";
 import type { HourBucket, ChartStatus } from "../views/chart";
 
 export interface Overview {
@@ -12,16 +13,11 @@ export interface Overview {
 
 const HOUR_MS = 3600_000;
 
-// Both read the (account_id, created_at) indexes of messages; one account's day is small
-// next to the table.
-const BY_STATUS = `
-SELECT status::text AS status, count(*)::int AS n FROM messages
-WHERE account_id = $1 AND created_at >= $2 GROUP BY status`;
-const BY_HOUR = `
-SELECT floor(extract(epoch FROM created_at) / 3600)::int AS hour, status::text AS status, count(*)::int AS n
-FROM messages WHERE account_id = $1 AND created_at >= $2 GROUP BY 1, 2`;
-
-/** The overview of one account at `now`. */
+/**
+ * The overview of one account at `now`, from the message counts (docs/decisions.md#message-counts):
+ * 24 hours of (hour, status) rows, whatever the account's volume. Today is the hours since
+ * midnight UTC, which never starts before the chart's first hour.
+ */
 export async function loadOverview(
   pool: pg.Pool,
   accountId: string,
@@ -29,22 +25,29 @@ export async function loadOverview(
 ): Promise<Overview | null> {
   const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const firstHour = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS - 23 * HOUR_MS);
-  const [account, today, hourly] = await Promise.all([
+  const [account, hourly] = await Promise.all([
     pool.query<{ balance: string }>("SELECT balance::text AS balance FROM accounts WHERE id = $1", [
       accountId,
     ]),
-    pool.query<{ status: string; n: number }>(BY_STATUS, [accountId, midnight]),
-    pool.query<{ hour: number; status: string; n: number }>(BY_HOUR, [accountId, firstHour]),
+    countAccountHours(pool, accountId, firstHour, new Date(firstHour.getTime() + 24 * HOUR_MS)),
   ]);
   const row = account.rows[0];
   if (!row) return null;
-  const counts = Object.fromEntries(today.rows.map((r) => [r.status, r.n]));
+  const counts = sumSince(hourly, midnight);
   return {
     balance: BigInt(row.balance),
     today: counts,
     deliveryRate: deliveryRate(counts),
-    hours: toBuckets(hourly.rows, firstHour),
+    hours: toBuckets(hourly, firstHour),
   };
+}
+
+/** Counts by status of the rows from `since` (a whole hour) on. */
+export function sumSince(rows: readonly HourCount[], since: Date): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const firstHour = since.getTime() / HOUR_MS;
+  for (const row of rows) if (row.hour >= firstHour) counts[row.status] = (counts[row.status] ?? 0) + row.n;
+  return counts;
 }
 
 /** delivered / (delivered + failed), or null before anything reached a final state. */

@@ -1,7 +1,14 @@
 import type pg from "pg";
 import type { PrismaClient } from "@sms/db";
 import type { WebhookDeliverProducer } from "@sms/queues";
-import { replayFailedDeliveries, type ReplayResult, type WebhookEndpoints } from "@sms/webhook-endpoints";
+import { isId } from "@sms/ids";
+import {
+  replayFailedDeliveries,
+  successOnDelivery,
+  SUCCESS_COLUMNS,
+  type ReplayResult,
+  type WebhookEndpoints,
+} from "@sms/webhook-endpoints";
 import { buildTestDelivery } from "@sms/webhook-events";
 import type { AttemptResult, WebhookSender } from "@sms/webhook-sender";
 import { decodeCursor, toPage, type Page } from "../pagination";
@@ -18,10 +25,12 @@ export async function sendTestEvent(
 }
 
 export interface AttemptRow {
-  id: bigint;
+  /** The attempt row's id, or the event id of a success kept on its delivery. */
+  key: string;
   eventId: string;
   attempt: number;
-  url: string;
+  /** Null for a success kept on its delivery (its URL is not kept). */
+  url: string | null;
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
@@ -30,30 +39,62 @@ export interface AttemptRow {
   messageId: string | null;
 }
 
-/** The account's webhook attempts, newest first, with the state of their delivery. */
+const isAttemptKey = (key: string) => /^\d{1,19}$/.test(key);
+
+/**
+ * The account's webhook attempts, newest first, with the state of their delivery: the failures
+ * (and successes recorded before successes moved) from webhook_attempts, merged with the
+ * successes their deliveries hold. Order: start time; at the same start, successes first (by
+ * event id, descending), then attempt rows (by id, descending), so a cursor names its place.
+ */
 export async function listAttempts(
   prisma: PrismaClient,
   accountId: string,
   page: { cursor: unknown; size: number },
 ): Promise<Page<AttemptRow>> {
-  const cursor = decodeCursor(page.cursor, (id) => /^\d{1,19}$/.test(id));
-  const rows = await prisma.webhookAttempt.findMany({
-    where: {
-      accountId,
-      ...(cursor && {
-        OR: [{ startedAt: { lt: cursor.at } }, { startedAt: cursor.at, id: { lt: BigInt(cursor.id) } }],
-      }),
-    },
-    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
-    take: page.size + 1,
+  const cursor = decodeCursor(page.cursor, (key) => isAttemptKey(key) || isId("evt", key));
+  const cursorIsSuccess = cursor !== undefined && !isAttemptKey(cursor.id);
+  const [rows, successRows] = await Promise.all([
+    prisma.webhookAttempt.findMany({
+      where: {
+        accountId,
+        ...(cursor && {
+          OR: [
+            { startedAt: { lt: cursor.at } },
+            { startedAt: cursor.at, ...(!cursorIsSuccess && { id: { lt: BigInt(cursor.id) } }) },
+          ],
+        }),
+      },
+      orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+      take: page.size + 1,
+    }),
+    prisma.webhookDelivery.findMany({
+      where: {
+        accountId,
+        successOnRow: true,
+        ...(cursor && {
+          OR: [
+            { lastAttemptAt: { lt: cursor.at } },
+            ...(cursorIsSuccess ? [{ lastAttemptAt: cursor.at, eventId: { lt: cursor.id } }] : []),
+          ],
+        }),
+      },
+      select: { ...SUCCESS_COLUMNS, status: true, messageId: true },
+      orderBy: [{ lastAttemptAt: "desc" }, { eventId: "desc" }],
+      take: page.size + 1,
+    }),
+  ]);
+  const successes: AttemptRow[] = successRows.flatMap((d) => {
+    const success = successOnDelivery(d);
+    return success ? [{ ...success, key: d.eventId, deliveryStatus: d.status, messageId: d.messageId }] : [];
   });
   const deliveries = await prisma.webhookDelivery.findMany({
     where: { accountId, eventId: { in: [...new Set(rows.map((r) => r.eventId))] } },
     select: { eventId: true, status: true, messageId: true },
   });
   const byEvent = new Map(deliveries.map((d) => [d.eventId, d]));
-  const withDelivery = rows.map((r) => ({
-    id: r.id,
+  const failures: AttemptRow[] = rows.map((r) => ({
+    key: String(r.id),
     eventId: r.eventId,
     attempt: r.attempt,
     url: r.url,
@@ -64,7 +105,27 @@ export async function listAttempts(
     deliveryStatus: byEvent.get(r.eventId)?.status ?? null,
     messageId: byEvent.get(r.eventId)?.messageId ?? null,
   }));
-  return toPage(withDelivery, page.size, (row) => ({ at: row.startedAt, id: String(row.id) }));
+  const merged = mergeNewestFirst(successes, failures).slice(0, page.size + 1);
+  return toPage(merged, page.size, (row) => ({ at: row.startedAt, id: row.key }));
+}
+
+/** Two lists each newest first into one; at the same time the first list's rows come first. */
+function mergeNewestFirst(first: AttemptRow[], second: AttemptRow[]): AttemptRow[] {
+  const merged: AttemptRow[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < first.length || j < second.length) {
+    const a = first[i];
+    const b = second[j];
+    if (a && (!b || a.startedAt.getTime() >= b.startedAt.getTime())) {
+      merged.push(a);
+      i += 1;
+    } else if (b) {
+      merged.push(b);
+      j += 1;
+    }
+  }
+  return merged;
 }
 
 /** How many of the account's deliveries are failed (what "replay failed" would send again). */

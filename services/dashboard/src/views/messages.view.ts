@@ -1,5 +1,7 @@
 import type { MessageDetail, MessageRow } from "../data/messages";
 import { otpStatus, type OtpRow } from "../data/otps";
+import { EXPORT_MAX_DAYS } from "@sms/message-export";
+import { defaultExportForm, type ParsedExportForm } from "../data/message-export-form";
 import { MESSAGE_STATUSES, type ParsedFilters } from "../data/message-filters";
 import type { Page } from "../pagination";
 import type { DashboardSession } from "../security/sessions";
@@ -12,6 +14,7 @@ export function messagesPage(
   parsed: ParsedFilters,
   page: Page<MessageRow>,
   isFirstPage: boolean,
+  download: ParsedExportForm = defaultExportForm(),
 ) {
   const { form, errors } = parsed;
   const hasErrors = Object.keys(errors).length > 0;
@@ -56,8 +59,29 @@ export function messagesPage(
               )}
               ${pager("/messages", form, page.next, isFirstPage)}`
         }
-      </section>`,
+      </section>
+      ${downloadCard(download)}`,
   });
+}
+
+/** The CSV download of a range of days (docs/api.md#export-messages: the same file as the API's). */
+function downloadCard({ form, errors }: ParsedExportForm) {
+  return html`<section class="card" aria-labelledby="download-h">
+    <h2 id="download-h">Download as CSV</h2>
+    <p class="hint">
+      Every message created in the days chosen (UTC, at most ${EXPORT_MAX_DAYS}), oldest first. Text that a
+      spreadsheet would run as a formula starts with an apostrophe.
+    </p>
+    <form method="get" action="/messages/export" novalidate>
+      <div class="filters">
+        ${field({ label: "First day (UTC)", name: "since", type: "date", value: form.since, error: errors.since, required: true })}
+        ${field({ label: "Last day (UTC, inclusive)", name: "until", type: "date", value: form.until, error: errors.until, required: true })}
+      </div>
+      <div class="actions">
+        <button class="button button-secondary" type="submit">Download CSV</button>
+      </div>
+    </form>
+  </section>`;
 }
 
 export function messagePage(session: DashboardSession, detail: MessageDetail) {

@@ -1,4 +1,5 @@
 import { ApiError } from "@sms/errors";
+import { parseBody as parse } from "./parse-body";
 import { z } from "@sms/config";
 import { doneDateHasSeconds } from "@sms/receipts";
 import { parseReceiptDate, parseReceiptText, stateFromStat, type ReceiptState } from "@sms/smpp";
@@ -100,18 +101,4 @@ function readDoneDate(value: string | undefined, field = "done_date"): Date | un
       },
     );
   return date;
-}
-
-function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const details = result.error.issues.map((issue) => ({
-    field: issue.path.join(".") || "(body)",
-    code: "VALIDATION_ERROR" as const,
-    message: `${issue.path.join(".") || "body"}: ${issue.message}`,
-  }));
-  throw new ApiError("VALIDATION_ERROR", details.map((d) => d.message).join("; "), {
-    field: details[0]?.field,
-    details,
-  });
 }

@@ -1,0 +1,2 @@
+export { foldMessageCounts } from "./fold";
+export { countAccountHours, countPlatformStatuses, type HourCount } from "./read";

@@ -1,0 +1,10 @@
+export { csvField, csvRecord, inertText } from "./csv";
+export {
+  EXPORT_COLUMNS,
+  EXPORT_MAX_DAYS,
+  exportFileName,
+  exportRangeProblem,
+  writeMessageExport,
+  type ExportRange,
+  type ExportSink,
+} from "./export";

@@ -1,0 +1,281 @@
+import crypto from "node:crypto";
+import { createDatabase, type Database } from "@sms/db";
+import { encodeUlid, newId } from "@sms/ids";
+import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
+import { messageIdBound, runRetentionPass, type RetentionPolicy } from "./pass";
+
+const DAY = 86_400_000;
+const POLICY: RetentionPolicy = {
+  messages: 90,
+  webhooks: 30,
+  outbox: 7,
+  receipts: 30,
+  signIns: 30,
+  otps: 30,
+  ledger: 400,
+};
+
+describe("retention pass (real PostgreSQL)", () => {
+  let world: TestWorld;
+  let db: Database;
+  let accountId: string;
+  const now = new Date();
+  const ago = (days: number) => new Date(now.getTime() - days * DAY);
+  const idAt = (prefix: string, time: Date) =>
+    `${prefix}_${encodeUlid(time.getTime(), crypto.randomBytes(10))}`;
+  const ids = async (sql: string) =>
+    (await db.pool.query<{ id: string }>(sql)).rows.map((row) => String(row.id)).sort();
+
+  beforeEach(async () => {
+    world = await createTestWorld();
+    db = createDatabase(world.databaseUrl, { poolSize: 4 });
+    accountId = newId("acc");
+    await db.pool.query("INSERT INTO accounts (id, name, updated_at) VALUES ($1, 'Test', now())", [
+      accountId,
+    ]);
+  });
+  afterEach(async () => {
+    await db.close();
+    await world.destroy();
+  });
+
+  async function message(daysOld: number, status: string, withChildren = false): Promise<string> {
+    const createdAt = ago(daysOld);
+    const id = idAt("msg", createdAt);
+    await db.pool.query(
+      `INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged,
+                             status, created_at, updated_at)
+       VALUES ($1, $2, '+14155550100', 'ACME', 'hi', 'GSM7', 1, 1, $3, $4, $4)`,
+      [id, accountId, status, createdAt],
+    );
+    if (withChildren) {
+      await db.pool.query(
+        `INSERT INTO message_events (message_id, sequence, status, occurred_at) VALUES ($1, 1, 'queued', $2), ($1, 2, $3, $2)`,
+        [id, createdAt, status],
+      );
+      await db.pool.query(
+        "INSERT INTO message_segments (message_id, seq, status) VALUES ($1, 1, 'delivered')",
+        [id],
+      );
+      await db.pool.query(
+        `INSERT INTO otps (id, account_id, phone, code_hmac, length, max_attempts, message_id, status, expires_at, created_at)
+         VALUES ($1, $2, '+14155550100', '\\x00', 6, 3, $3, 'verified', $4, $4)`,
+        [idAt("otp", createdAt), accountId, id, createdAt],
+      );
+    }
+    return id;
+  }
+
+  it("the id bound of a time sorts between the ids made just before and just after it", () => {
+    const time = new Date("2026-03-01T00:00:00Z");
+    expect(idAt("msg", new Date(time.getTime() - 1)) < messageIdBound(time)).toBe(true);
+    expect(idAt("msg", time) > messageIdBound(time)).toBe(true);
+  });
+
+  it("deletes exactly what is past retention, children first, and keeps messages that are not final", async () => {
+    // Old messages that are not final come first in key order: more than a page of them, so the
+    // pass must step over them to reach the final ones behind.
+    const keptOpen = [
+      await message(120, "queued"),
+      await message(119, "sent"),
+      await message(118, "scheduled"),
+    ];
+    const gone = [
+      await message(100, "delivered", true),
+      await message(95, "failed", true),
+      await message(91, "canceled"),
+    ];
+    const keptYoung = [await message(89, "delivered", true), await message(1, "delivered", true)];
+
+    const receipt = (days: number) =>
+      db.pool.query(
+        `INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, outcome, received_at)
+         VALUES ('car_1', $1, 'delivered', 'ignored', $2) RETURNING id`,
+        [`c${days}`, ago(days)],
+      );
+    await receipt(31);
+    await receipt(45);
+    await receipt(29);
+
+    const event = async (days: number, published: boolean) => {
+      const id = idAt("evt", ago(days));
+      await db.pool.query(
+        `INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload, created_at)
+         VALUES ($1, $2, 'msg_x', 'message.delivered', 1, '{}', $3)`,
+        [id, accountId, ago(days)],
+      );
+      if (published) await db.pool.query("DELETE FROM outbox_pending WHERE event_id = $1", [id]);
+      return id;
+    };
+    await event(8, true);
+    const unpublished = await event(9, false);
+    const recentEvent = await event(6, true);
+
+    const delivery = async (days: number, status: string) => {
+      const id = idAt("evt", ago(days));
+      await db.pool.query(
+        `INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, payload, status, created_at)
+         VALUES ($1, $2, 'msg_x', 'message.delivered', '{}', $3, $4)`,
+        [id, accountId, status, ago(days)],
+      );
+      await db.pool.query(
+        `INSERT INTO webhook_attempts (event_id, account_id, attempt, url, latency_ms, started_at)
+         VALUES ($1, $2, 1, 'https://example.com', 5, $3)`,
+        [id, accountId, ago(days)],
+      );
+      return id;
+    };
+    await delivery(31, "succeeded");
+    const pendingDelivery = await delivery(32, "pending");
+    const recentDelivery = await delivery(29, "failed");
+    // A published event whose delivery is kept is that delivery's body: it stays with it.
+    const eventOfDelivery = await event(10, true);
+    await db.pool.query(
+      `INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, status, created_at)
+       VALUES ($1, $2, 'msg_x', 'message.delivered', 'failed', $3)`,
+      [eventOfDelivery, accountId, ago(10)],
+    );
+
+    for (const [days, expires] of [
+      [2, ago(1)],
+      [0, new Date(now.getTime() + DAY)],
+    ] as const)
+      await db.pool.query(
+        `INSERT INTO idempotency_records (account_id, api_key_id, key, method, path, request_hash, created_at, expires_at)
+         VALUES ($1, 'key_1', $2, 'POST', '/v1/messages', 'h', $3, $4)`,
+        [accountId, `k${days}`, ago(days), expires],
+      );
+    for (const days of [31, 29])
+      await db.pool.query(
+        "INSERT INTO dashboard_login_attempts (email, succeeded, at) VALUES ($1, false, $2)",
+        [`d${days}@example.com`, ago(days)],
+      );
+    for (const days of [401, 399])
+      await db.pool.query(
+        `INSERT INTO credit_ledger (account_id, delta, balance_after, reason, created_at)
+         VALUES ($1, -1, 0, 'message_charge', $2)`,
+        [accountId, ago(days)],
+      );
+    const inbound = async (days: number) => {
+      const id = idAt("in", ago(days));
+      await db.pool.query(
+        `INSERT INTO inbound_messages (id, account_id, carrier_id, from_addr, to_addr, text, encoding, data_coding, segments, received_at)
+         VALUES ($1, $2, 'car_1', '+1', '+2', 'STOP', 'GSM7', 0, 1, $3)`,
+        [id, accountId, ago(days)],
+      );
+      return id;
+    };
+    await inbound(91);
+    const recentInbound = await inbound(89);
+
+    const deleted = await runRetentionPass(db.pool, POLICY, { batchSize: 2, maxPerTable: 1000, now });
+
+    expect(deleted).toMatchObject({
+      messages: 3,
+      message_events: 4,
+      message_segments: 2,
+      otps: 3,
+      carrier_receipts: 2,
+      outbox_events: 1,
+      webhook_deliveries: 1,
+      webhook_attempts: 2,
+      idempotency_records: 1,
+      dashboard_login_attempts: 1,
+      credit_ledger: 1,
+      inbound_messages: 1,
+    });
+    expect(await ids("SELECT id FROM messages")).toEqual([...keptOpen, ...keptYoung].sort());
+    expect(await ids("SELECT DISTINCT message_id AS id FROM message_events")).toEqual([...keptYoung].sort());
+    // The 89-day message's OTP is past the 30 days of OTPs; the message is not.
+    expect(await ids("SELECT message_id AS id FROM otps")).toEqual([keptYoung[1]!]);
+    expect(await ids("SELECT id FROM messages WHERE id = ANY('{" + gone.join(",") + "}')")).toEqual([]);
+    expect(await ids("SELECT carrier_message_id AS id FROM carrier_receipts")).toEqual(["c29"]);
+    expect(await ids("SELECT id FROM outbox_events")).toEqual(
+      [unpublished, recentEvent, eventOfDelivery].sort(),
+    );
+    expect(await ids("SELECT event_id AS id FROM webhook_deliveries")).toEqual(
+      [pendingDelivery, recentDelivery, eventOfDelivery].sort(),
+    );
+    expect(await ids("SELECT event_id AS id FROM webhook_attempts")).toEqual([recentDelivery]);
+    expect(await ids("SELECT key AS id FROM idempotency_records")).toEqual(["k0"]);
+    expect(await ids("SELECT email AS id FROM dashboard_login_attempts")).toEqual(["d29@example.com"]);
+    expect(
+      await ids("SELECT (now() - created_at > interval '399.5 days')::text AS id FROM credit_ledger"),
+    ).toEqual(["false"]);
+    expect(await ids("SELECT id FROM inbound_messages")).toEqual([recentInbound]);
+
+    // Nothing left past retention: a second pass deletes nothing.
+    const again = await runRetentionPass(db.pool, POLICY, { batchSize: 2, maxPerTable: 1000, now });
+    expect(Object.values(again!).every((count) => count === 0)).toBe(true);
+  });
+
+  it("stops a table at maxPerTable and continues there on the next pass", async () => {
+    for (let i = 0; i < 5; i++) await message(100 + i, "delivered");
+    const first = await runRetentionPass(db.pool, POLICY, { batchSize: 2, maxPerTable: 3, now });
+    expect(first!.messages).toBeGreaterThanOrEqual(3);
+    expect(first!.messages).toBeLessThan(5);
+    const second = await runRetentionPass(db.pool, POLICY, { batchSize: 2, maxPerTable: 3, now });
+    expect(first!.messages! + second!.messages!).toBe(5);
+  });
+
+  it("keeps a kind for ever when its days are 0", async () => {
+    await message(400, "delivered", true);
+    const deleted = await runRetentionPass(
+      db.pool,
+      { ...POLICY, messages: 0 },
+      { batchSize: 10, maxPerTable: 100, now },
+    );
+    expect(deleted!.messages).toBeUndefined();
+    expect((await db.pool.query("SELECT 1 FROM messages")).rowCount).toBe(1);
+  });
+
+  it("runs on one replica at a time: a pass while another holds the lock does nothing", async () => {
+    await message(100, "delivered");
+    const other = await db.pool.connect();
+    try {
+      await other.query("SELECT pg_advisory_lock(hashtextextended('sms.retention', 0))");
+      expect(await runRetentionPass(db.pool, POLICY, { batchSize: 10, maxPerTable: 100, now })).toBeNull();
+      expect((await db.pool.query("SELECT 1 FROM messages")).rowCount).toBe(1);
+      await other.query("SELECT pg_advisory_unlock(hashtextextended('sms.retention', 0))");
+    } finally {
+      other.release();
+    }
+    expect(
+      (await runRetentionPass(db.pool, POLICY, { batchSize: 10, maxPerTable: 100, now }))!.messages,
+    ).toBe(1);
+  });
+
+  it("a pass that fails lets the lock go with its connection, so the next pass is not locked out", async () => {
+    await message(100, "delivered");
+    // A real failure halfway through the pass: a table it deletes from is gone.
+    await db.pool.query("DROP TABLE dashboard_login_attempts");
+    await expect(runRetentionPass(db.pool, POLICY, { batchSize: 10, maxPerTable: 100, now })).rejects.toThrow(
+      /dashboard_login_attempts/,
+    );
+    const advisory = async () =>
+      (
+        await db.pool.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'",
+        )
+      ).rows[0]!.n;
+    await waitFor(async () => (await advisory()) === 0, { what: "the advisory lock to be released" });
+    expect((await db.pool.query("SELECT 1 FROM messages")).rowCount).toBe(0);
+  });
+
+  it("skips a message whose row another transaction holds, without waiting for it", async () => {
+    const held = await message(100, "delivered");
+    const free = await message(99, "delivered");
+    const other = await db.pool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT 1 FROM messages WHERE id = $1 FOR UPDATE", [held]);
+      const deleted = await runRetentionPass(db.pool, POLICY, { batchSize: 10, maxPerTable: 100, now });
+      expect(deleted!.messages).toBe(1);
+      expect(await ids("SELECT id FROM messages")).toEqual([held]);
+      expect(free).not.toBe(held);
+    } finally {
+      await other.query("ROLLBACK");
+      other.release();
+    }
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * What the retention job deletes, table by table (docs/operations.md#retention). Each entry is
+ * read in key order (the primary key: a bigserial, or a `<prefix>_<ULID>` id, both in creation
+ * order) from a cursor, so a pass walks each table's oldest rows once and stops at the first
+ * page whose last row is younger than the cutoff: it costs what it deletes, not the table.
+ */
+export interface RetentionTable {
+  table: string;
+  /** Its primary key, in creation order, and that key's SQL type. */
+  key: string;
+  keyType: "bigint" | "text";
+  /** The time a row's age is counted from. */
+  time: string;
+  /** Which setting's age applies. */
+  kind: RetentionKind;
+  /** Rows the age alone does not release (work still to do), as SQL on `t`. */
+  keepWhile?: string;
+}
+
+export type RetentionKind = "messages" | "webhooks" | "outbox" | "receipts" | "signIns" | "otps" | "ledger";
+
+/**
+ * Plain tables, deleted in pages by their key. Messages are not here: they go with their
+ * history, segments and OTP, only once final (deleteFinalMessages in pass.ts), and before any table
+ * whose rows they reference: none do, so the order below is free.
+ */
+export const RETENTION_TABLES: readonly RetentionTable[] = [
+  { table: "inbound_messages", key: "id", keyType: "text", time: "received_at", kind: "messages" },
+  { table: "smpp_submits", key: "id", keyType: "text", time: "created_at", kind: "messages" },
+  { table: "carrier_receipts", key: "id", keyType: "bigint", time: "received_at", kind: "receipts" },
+  // A delivery still pending is retried until the endpoint is disabled; never cut it short.
+  {
+    table: "webhook_deliveries",
+    key: "event_id",
+    keyType: "text",
+    time: "created_at",
+    kind: "webhooks",
+    keepWhile: "t.status = 'pending'",
+  },
+  { table: "webhook_attempts", key: "id", keyType: "bigint", time: "started_at", kind: "webhooks" },
+  // An event the relay has not published yet is work, however old; one with a webhook delivery is
+  // that delivery's body (docs/webhooks.md#storage) and goes after it (listed above: same pass).
+  {
+    table: "outbox_events",
+    key: "id",
+    keyType: "text",
+    time: "created_at",
+    kind: "outbox",
+    keepWhile:
+      "EXISTS (SELECT 1 FROM outbox_pending p WHERE p.event_id = t.id)" +
+      " OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = t.id)",
+  },
+  // SMPP receipts and inbound messages no customer bind took in a week are given up.
+  { table: "smpp_receipts", key: "id", keyType: "bigint", time: "created_at", kind: "outbox" },
+  { table: "smpp_inbound", key: "id", keyType: "bigint", time: "created_at", kind: "outbox" },
+  { table: "dashboard_login_attempts", key: "id", keyType: "bigint", time: "at", kind: "signIns" },
+  // A code someone may still type stays until it is verified, failed or past its expiry.
+  {
+    table: "otps",
+    key: "id",
+    keyType: "text",
+    time: "created_at",
+    kind: "otps",
+    keepWhile: "t.status = 'pending' AND t.expires_at > now()",
+  },
+  { table: "credit_ledger", key: "id", keyType: "bigint", time: "created_at", kind: "ledger" },
+];
+
+/**
+ * Tables read through an index of their time column instead of a key: rows that carry their own
+ * expiry (deleted once it has passed, kind "expired") and inbound parts (no single-column key).
+ */
+export const INDEXED_BY_TIME_TABLES: readonly {
+  table: string;
+  time: string;
+  kind: RetentionKind | "expired";
+}[] = [
+  { table: "idempotency_records", time: "expires_at", kind: "expired" },
+  { table: "dashboard_sessions", time: "expires_at", kind: "expired" },
+  { table: "inbound_parts", time: "received_at", kind: "outbox" },
+];
