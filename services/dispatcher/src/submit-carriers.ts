@@ -120,10 +120,9 @@ async function submitSegment(
   for (let notBound = 0; notBound < 3;) {
     await ctx.health.backoff.wait(carrier.id);
     await waitForCapacity(ctx.limiter, `carrier:${carrier.id}`, carrier.submitsPerSecond);
-    // Checked after the waits, just before the wire: the back-off after an error is when the
-    // breaker opens, and a retry that read it before waiting went to an open carrier.
-    // An earlier segment's trouble may have opened it meanwhile; a probe goes on (it is the test).
-    if (admission.probe === null && ctx.health.state(carrier.id) === "open")
+    // Checked after the waits: the back-off after an error is when the breaker opens, and a
+    // retry that read it before waiting went to an open carrier.
+    if (breakerOpened(ctx, carrier, admission))
       return { kind: "carrier-trouble", reason: `carrier ${carrier.id}'s breaker opened` };
     const client = ctx.carriers.clientFor(carrier.id);
     if (!client) return { kind: "carrier-trouble", reason: `carrier ${carrier.id} is not bound` };
@@ -131,6 +130,12 @@ async function submitSegment(
     // under a share lock of the message row, so a sweep failing it cannot slip between.
     if (!(await ctx.marks.add({ messageId: message.id, seq, carrierId: carrier.id })))
       return { kind: "no-longer-queued" };
+    // And again just before the wire: the mark waits for its batch and a database round trip,
+    // and on a loaded machine the breaker opened during it (a CI run sent 9 submits that way).
+    if (breakerOpened(ctx, carrier, admission)) {
+      await markNotSent(ctx.pool, message.id, seq);
+      return { kind: "carrier-trouble", reason: `carrier ${carrier.id}'s breaker opened` };
+    }
     let status: number;
     let carrierMessageId: string | undefined;
     try {
@@ -184,6 +189,11 @@ async function submitSegment(
       };
   }
   return { kind: "carrier-trouble", reason: `carrier ${carrier.id} is not bound` };
+}
+
+/** An earlier segment's trouble may have opened the breaker since admission; a probe goes on (it is the test). */
+function breakerOpened(ctx: DispatchContext, carrier: CarrierRow, admission: Admission): boolean {
+  return admission.probe === null && ctx.health.state(carrier.id) === "open";
 }
 
 /** Waits until the shared per-second budget of `key` (all dispatcher replicas) has room. */

@@ -1,6 +1,15 @@
 import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
+import { Batcher } from "@sms/db";
+import { newId } from "@sms/ids";
+import { createLogger } from "@sms/logger";
+import { createRateLimiter } from "@sms/rate-limit";
+import { createRedis } from "@sms/redis";
+import { createSecretBox } from "@sms/secret-box";
 import { CommandStatus } from "@sms/smpp";
 import { waitFor } from "@sms/testing";
+import type { CarrierHealth } from "../src/carrier-health";
+import { dispatchMessage, type DispatchContext } from "../src/dispatch.processor";
+import { loadMessages, markSubmitting, recordSubmitted } from "../src/segments.sql";
 import { startDispatchWorld, type DispatchWorld } from "./harness";
 
 // Issue 18 item 4, over real SMPP: a primary carrier (the harness's simulator) and a backup
@@ -115,4 +124,56 @@ describe("failover and carrier health", () => {
     });
     expect(segments.map((s) => s.carrierId)).toEqual(["primary", "primary", "primary"]);
   }, 90_000);
+
+  it("does not submit to a carrier whose breaker opened while the segment's mark was being written", async () => {
+    ({ w, backup } = await startWithBackup({ CARRIER_BREAKER_OPEN_MS: "60000" }));
+    // A CI run on a loaded machine: the mark waits for its batch and the database, and the
+    // breaker opens meanwhile. Here the primary's breaker reads open the moment its mark is written.
+    const primaryOpen = new Set<string>();
+    const real = w.dispatcher.health;
+    const health = Object.create(real) as CarrierHealth;
+    health.state = (carrierId) => (primaryOpen.has(carrierId) ? "open" : real.state(carrierId));
+    const pool = w.db.pool;
+    const redis = createRedis(w.world.redisUrl, "command");
+    const ctx: DispatchContext = {
+      pool,
+      carriers: w.dispatcher.carriers,
+      limiter: createRateLimiter(redis, { prefix: w.world.redisPrefix }),
+      logger: createLogger("failover-test", "error"),
+      box: createSecretBox(w.world.env.SECRET_ENCRYPTION_KEY!),
+      retryLimit: 1,
+      health,
+      maxUnansweredSubmits: 3,
+      marks: new Batcher(
+        async (marks) => {
+          const answers = await markSubmitting(pool, marks, "test:1");
+          for (const mark of marks) if (mark.carrierId === "primary") primaryOpen.add("primary");
+          return answers;
+        },
+        { maxBatch: 10, maxConcurrent: 1 },
+      ),
+      records: new Batcher((records) => recordSubmitted(pool, records), { maxBatch: 10, maxConcurrent: 1 }),
+    };
+    try {
+      // A queued message no job refers to: only this context dispatches it.
+      const id = newId("msg");
+      const to = "+14155559001";
+      await pool.query(
+        `INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged, status)
+         VALUES ($1, $2, $3, 'ACME', 'opened during its mark', 'GSM7', 1, 1, 'queued')`,
+        [id, w.accountId, to],
+      );
+      await pool.query("INSERT INTO message_events (message_id, sequence, status) VALUES ($1, 1, 'queued')", [
+        id,
+      ]);
+      const [message] = await loadMessages(pool, [id]);
+      await expect(dispatchMessage(ctx, message!)).resolves.toBe("sent");
+      expect(w.simulator.messages({ to })).toHaveLength(0);
+      expect(acceptedBy(backup, to)).toHaveLength(1);
+      const segments = await w.db.prisma.messageSegment.findMany({ where: { messageId: id } });
+      expect(segments.map((s) => [s.carrierId, s.status])).toEqual([["backup", "submitted"]]);
+    } finally {
+      redis.disconnect();
+    }
+  }, 60_000);
 });
