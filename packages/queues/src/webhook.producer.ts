@@ -25,6 +25,8 @@ export interface WebhookDeliverProducer {
   enqueue(deliveries: readonly WebhookDelivery[]): Promise<void>;
   /** Batches made by the worker (retries grouped by due time, the rest of a batch handed back). */
   enqueueBatches(batches: readonly WebhookBatch[]): Promise<void>;
+  /** Moves delayed jobs to waiting now; a job no longer delayed (or gone) is left as it is. */
+  promote(jobIds: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,15 @@ export function createWebhookDeliverProducer(context: QueueContext): WebhookDeli
   return {
     enqueue: (deliveries) => add(batchDeliveries(deliveries)),
     enqueueBatches: add,
+    async promote(jobIds) {
+      await Promise.all(
+        jobIds.map(async (id) => {
+          const job = await queue.getJob(id);
+          // Not delayed any more (woken by another release, running, done): nothing to do.
+          await job?.promote().catch(() => undefined);
+        }),
+      );
+    },
     close: () => queue.close(),
   };
 }

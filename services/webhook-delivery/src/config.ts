@@ -19,6 +19,8 @@ const WebhookDeliverySettings = z.object({
   WEBHOOK_BATCH_MAX_MS: envInt(10_000, 100, 600_000),
   /** Deliveries in flight to one endpoint across every replica: a slow endpoint holds at most this many slots. */
   WEBHOOK_ENDPOINT_CONCURRENCY: envInt(20, 1, 1000),
+  /** A job finding its endpoint at the cap waits for a job to give slots back and wake it, or this long at most (doubling from a twentieth of it). */
+  WEBHOOK_CAP_WAIT_MS: envInt(2000, 100, 600_000),
   /** One attempt's bound (docs/webhooks.md#delivery-and-retries: 15 s). */
   WEBHOOK_TIMEOUT_MS: envInt(15_000, 100, 60_000),
   /** Waits before the 2nd, 3rd, … attempt, each ±20%; its length + 1 is the number of attempts. */

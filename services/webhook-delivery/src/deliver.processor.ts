@@ -6,7 +6,7 @@ import { renderWebhookBody } from "@sms/webhook-events";
 import type { WebhookSender } from "@sms/webhook-sender";
 import type { ClaimedDelivery, DeliveryStore } from "./delivery-store";
 import type { EndpointHealth } from "./endpoint-health";
-import type { EndpointLeases } from "./endpoint-leases";
+import type { EndpointLeases, Lease } from "./endpoint-leases";
 import { nextRetryDelay } from "./schedule";
 
 export interface DeliverContext {
@@ -16,9 +16,11 @@ export interface DeliverContext {
   sender: WebhookSender;
   /** Queues this worker's own batches: retries, and the rest of a batch handed on. */
   enqueue(batches: readonly WebhookBatch[]): Promise<void>;
+  /** Moves jobs waiting for an endpoint's slots out of the delayed set, now that slots are free. */
+  wake(jobIds: readonly string[]): Promise<void>;
   logger: Logger;
   retryScheduleMs: readonly number[];
-  /** An endpoint at its cap sends the job back to wait, from 100 ms doubling up to about this long (×0.5–1.5). */
+  /** An endpoint at its cap sends the job back to wait until a release wakes it, or at most about this long (capWait). */
   capWaitMs: number;
   /** A batch starts no attempt after this long; the rest goes on as a new job. */
   batchMaxMs: number;
@@ -45,7 +47,7 @@ export interface BatchSummary {
  * for the same rows sends none of them twice at once, and a finished one not at all.
  * Slots on the endpoint come first, in one Redis call: at the cap the job goes back to
  * BullMQ's delayed set before any database work, so a slow endpoint's backlog waits in
- * Redis, not in a worker slot. Attempts run in parallel, one per slot; their records are
+ * Redis, not in a worker slot, until a job giving slots back wakes it. Attempts run in parallel, one per slot; their records are
  * grouped across jobs; failures go on as delayed batch jobs, one per step of the schedule.
  */
 export async function deliverBatch(
@@ -60,7 +62,7 @@ export async function deliverBatch(
     await context.store.failWithoutAttempt(eventIds, target ? "endpoint disabled" : "no endpoint");
     return { ...NONE, failed: eventIds.length };
   }
-  const lease = await context.leases.acquire(accountId, eventIds.length);
+  const lease = await context.leases.acquire(accountId, eventIds.length, job.id);
   if (!lease) {
     await job.moveToDelayed(Date.now() + capWait(context.capWaitMs, job.attemptsStarted), token);
     throw new DelayedError();
@@ -71,19 +73,36 @@ export async function deliverBatch(
     run = new BatchRun(context, job.data, target, claimed);
     await run.send(lease.slots);
   } finally {
-    await lease.release();
+    await releaseAndWake(context, lease);
   }
   return run.finish(eventIds.length);
 }
 
 /**
- * How long a job at its endpoint's cap waits: 100 ms the first time, doubling each time it
- * comes back to a full endpoint (BullMQ counts its starts), up to `maxMs`; ×0.5–1.5 so
- * waiting jobs spread out. A busy fast endpoint frees slots within milliseconds, and its
- * next batch must not wait seconds for them; a slow endpoint's backlog settles at `maxMs`.
+ * The jobs that found the endpoint at its cap wait in the delayed set; the release that frees
+ * slots wakes them, so a busy fast endpoint takes its next batch at once rather than when a
+ * doubling wait runs out (bench:inbound's webhook stage stood idle for seconds that way).
+ * A wake that fails leaves the job to its own wait.
+ */
+async function releaseAndWake(context: DeliverContext, lease: Lease): Promise<void> {
+  const woken = await lease.release();
+  if (woken.length === 0) return;
+  await context
+    .wake(woken)
+    .catch((error: unknown) =>
+      context.logger.warn("waiting webhook jobs not woken", { jobs: woken.length, error: String(error) }),
+    );
+}
+
+/**
+ * How long a job at its endpoint's cap waits if no release wakes it first (a release lost
+ * with a worker that died, or one that came before the job was in the delayed set): a
+ * twentieth of `maxMs` the first time (100 ms by default), doubling each time it comes back
+ * to a full endpoint (BullMQ counts its starts), up to `maxMs`; ×0.5–1.5 so waiting jobs
+ * spread out.
  */
 export function capWait(maxMs: number, starts: number, random = Math.random): number {
-  const base = Math.min(maxMs, 100 * 2 ** Math.min(Math.max(starts - 1, 0), 16));
+  const base = Math.min(maxMs, (maxMs / 20) * 2 ** Math.min(Math.max(starts - 1, 0), 16));
   return Math.round(base * (0.5 + random()));
 }
 

@@ -52,4 +52,19 @@ describe("endpoint leases (real Redis)", () => {
     const after = await waitFor(() => survivor.acquire("acc_dead", 4), { what: "the dead worker's slots" });
     expect(after.slots).toBe(3);
   });
+
+  it("a release names the jobs that waited, first come first, as many as the freed slots cover", async () => {
+    const leases = leasesOn(redis, 4);
+    const holder = await leases.acquire("acc_wake", 4);
+    expect(await leases.acquire("acc_wake", 3, "job-b")).toBeNull();
+    expect(await leases.acquire("acc_wake", 2, "job-c")).toBeNull();
+    // A job coming back to a full endpoint waits once, in its first place.
+    expect(await leases.acquire("acc_wake", 3, "job-b")).toBeNull();
+    expect(await leases.acquire("acc_wake", 1, "job-d")).toBeNull();
+    expect(await holder!.release()).toEqual(["job-b", "job-c"]);
+    const next = await leases.acquire("acc_wake", 1);
+    expect(await next!.release()).toEqual(["job-d"]);
+    // Nobody waits any more.
+    expect(await (await leases.acquire("acc_wake", 4))!.release()).toEqual([]);
+  });
 });
