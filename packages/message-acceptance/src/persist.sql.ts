@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { newId } from "@sms/ids";
+import { acceptedEventPayload } from "@sms/message-state";
 import type { PreparedMessage } from "./prepare";
 
 export interface BatchRow {
@@ -236,18 +237,7 @@ function flushValues(
     batches.map((b) => b.createdAt),
     queued.map(() => newId("evt")),
     queued.map((m) => m.id),
-    queued.map((m) =>
-      JSON.stringify({
-        to: m.to,
-        status: "queued",
-        previous_status: null,
-        sender_id: m.senderId,
-        segments: m.segments,
-        batch_id: m.batchId,
-        otp_id: m.otpId,
-        client_ref: m.clientRef ?? null,
-      }),
-    ),
+    queued.map((m) => JSON.stringify(acceptedEventPayload(m))),
     accountIds,
     perAccountBalance.map(String),
     column((m) => m.otpId),

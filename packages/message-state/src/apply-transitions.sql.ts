@@ -1,3 +1,5 @@
+import { STATUS_EVENT_PAYLOAD_SQL } from "./status-event";
+
 /**
  * Many status changes (at most one per message) as ONE statement: the set-based twin of
  * a single change, with the same rules, so a batch of receipts or submit records costs
@@ -10,7 +12,7 @@
  *   READ COMMITTED a concurrent change makes this wait and then see the committed status,
  *   so exactly one of N racing callers finds its guard true (docs/messages.md#transitions).
  * - `upd` changes only rows whose status is in their `from_list`; `status_sequence` + 1.
- * - history, webhook outbox, dispatch outbox and refunds all read `upd`.
+ * - history, webhook outbox (status-event.ts), dispatch outbox and refunds all read `upd`.
  * - Refunds are summed per account (an UPDATE … FROM that matches one account row twice
  *   would apply only one of them); each ledger row's balance_after is the running balance
  *   in message id order, ending at the account's new balance.
@@ -52,15 +54,7 @@ WITH input AS (
 ), outbox_in AS (
   INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
   SELECT event_id, account_id, id, event_type, status_sequence,
-         jsonb_build_object(
-           'to', to_number, 'status', status, 'previous_status', previous_status, 'sender_id', sender_id,
-           'segments', segment_count, 'batch_id', batch_id, 'otp_id', otp_id, 'client_ref', client_ref, 'error_code', error_code, 'error_message', error_message,
-           'sent_at', to_char(sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           'delivered_at', to_char(delivered_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           -- The ids an SMPP customer was given for the parts it submitted (issue 17), in part order.
-           'smpp_part_ids', CASE WHEN source = 'smpp' THEN (
-             SELECT jsonb_agg(s.id ORDER BY s.part_seq) FROM smpp_submits s
-             WHERE s.message_id = upd.id AND s.concat_key IS NOT NULL) END)
+         ${STATUS_EVENT_PAYLOAD_SQL}
   FROM upd WHERE event_type IS NOT NULL
 ), dispatch_in AS (
   INSERT INTO dispatch_outbox (message_id) SELECT id FROM upd WHERE status = 'queued' ON CONFLICT DO NOTHING

@@ -79,13 +79,6 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
         previous_status: "scheduled",
         sender_id: "ACME",
         segments: 1,
-        batch_id: null,
-        otp_id: null,
-        client_ref: null,
-        error_code: null,
-        error_message: null,
-        sent_at: null,
-        delivered_at: null,
       });
     }
     const { rows: dispatch } = await db.pool.query(
