@@ -368,7 +368,13 @@ describe("receipts that beat the submit response", () => {
       });
       await waitFor(
         async () =>
-          (await pool.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rowCount,
+          // This database's waiters only: pg_locks is server-wide.
+          (
+            await pool.query(
+              `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+            )
+          ).rowCount,
         { what: "the receipt to wait on the advisory lock" },
       );
       await dispatcher.query(

@@ -66,7 +66,9 @@ it("answers the sign-in in flight at SIGTERM, then exits 0 and stops listening",
     await waitFor(
       async () => {
         const { rows } = await holder.query(
-          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+          // This database's waiters only: pg_locks is server-wide, and other suites wait on advisory locks too.
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         );
         return rows[0].n > 0 || undefined;
       },

@@ -255,7 +255,9 @@ describe("retention pass (real PostgreSQL)", () => {
     const advisory = async () =>
       (
         await db.pool.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'",
+          // This test's database only: pg_locks is server-wide, and other suites take advisory locks too.
+          `SELECT count(*)::int AS n FROM pg_locks
+           WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         )
       ).rows[0]!.n;
     await waitFor(async () => (await advisory()) === 0, { what: "the advisory lock to be released" });
