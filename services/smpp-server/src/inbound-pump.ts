@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
 import { CommandStatus, NotBoundError, type SmppServerSession } from "@sms/smpp";
+import { AccountPump } from "./account-pump";
 import type { SessionRegistry } from "./sessions";
 
 /** TON international, NPI E.164: inbound senders and our numbers are E.164 when they are numbers. */
@@ -19,72 +20,33 @@ interface ClaimedPart {
 
 /**
  * Writes the account's inbound messages (smpp_inbound, a row per part) as deliver_sm esm_class 0
- * to its receiver and transceiver binds, as ReceiptPump does receipts: kicked when rows are stored,
- * when such a bind appears and on every sweep; a part is deleted only once the customer answered
- * ESME_ROK, and is due again after retryMs otherwise (held while no bind takes it).
+ * to its receiving binds (AccountPump), held while no bind takes them.
  */
-export class InboundPump {
-  private readonly running = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
-  private stopped = false;
-
+export class InboundPump extends AccountPump<ClaimedPart> {
   constructor(
     private readonly pool: pg.Pool,
-    private readonly registry: SessionRegistry,
-    private readonly logger: Logger,
+    registry: SessionRegistry,
+    logger: Logger,
     private readonly options: { claimSize: number; retryMs: number },
-  ) {}
-
-  kick(accountId: string): void {
-    if (this.stopped || this.registry.receivers(accountId).length === 0) return;
-    if (this.running.has(accountId)) {
-      this.again.add(accountId);
-      return;
-    }
-    const round = this.drain(accountId)
-      .catch((error: unknown) => {
-        this.logger.warn("inbound round failed; retried on the next sweep", {
-          account_id: accountId,
-          error: String(error),
-        });
-      })
-      .finally(() => {
-        this.running.delete(accountId);
-        if (this.again.delete(accountId)) this.kick(accountId);
-      });
-    this.running.set(accountId, round);
+  ) {
+    super(registry, logger, "inbound");
   }
 
-  sweep(): void {
-    for (const accountId of this.registry.receivingAccounts()) this.kick(accountId);
+  protected async claim(accountId: string): Promise<ClaimedPart[]> {
+    const { rows } = await this.pool.query<ClaimedPart>({
+      name: "smpp-claim-inbound",
+      text: `UPDATE smpp_inbound SET attempts = attempts + 1,
+               next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
+             WHERE id IN (SELECT id FROM smpp_inbound WHERE account_id = $1 AND next_attempt_at <= now()
+                          ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
+             RETURNING id::text, source_addr, destination_addr, esm_class, data_coding, short_message`,
+      values: [accountId, this.options.claimSize, this.options.retryMs],
+    });
+    // In id order, so a customer reading parts in arrival order sees them in sequence.
+    return rows.sort((a, b) => Number(a.id) - Number(b.id));
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await Promise.allSettled([...this.running.values()]);
-  }
-
-  private async drain(accountId: string): Promise<void> {
-    while (!this.stopped) {
-      const sessions = this.registry.receivers(accountId);
-      if (sessions.length === 0) return;
-      const { rows } = await this.pool.query<ClaimedPart>({
-        name: "smpp-claim-inbound",
-        text: `UPDATE smpp_inbound SET attempts = attempts + 1,
-                 next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
-               WHERE id IN (SELECT id FROM smpp_inbound WHERE account_id = $1 AND next_attempt_at <= now()
-                            ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
-               RETURNING id::text, source_addr, destination_addr, esm_class, data_coding, short_message`,
-        values: [accountId, this.options.claimSize, this.options.retryMs],
-      });
-      if (rows.length === 0) return;
-      // In id order, so a customer reading parts in arrival order sees them in sequence.
-      rows.sort((a, b) => Number(a.id) - Number(b.id));
-      await Promise.all(rows.map((part, index) => this.deliver(part, sessions[index % sessions.length]!)));
-    }
-  }
-
-  private async deliver(part: ClaimedPart, session: SmppServerSession): Promise<void> {
+  protected async deliver(part: ClaimedPart, session: SmppServerSession): Promise<void> {
     const isNumber = /^\+?[0-9]+$/.test(part.source_addr);
     try {
       const response = await session.deliver({

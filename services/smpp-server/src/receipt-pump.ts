@@ -2,6 +2,7 @@ import type pg from "pg";
 import { Batcher } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { CommandStatus, EsmClass, NotBoundError, type SmppServerSession } from "@sms/smpp";
+import { AccountPump } from "./account-pump";
 import type { ServerMetrics } from "./metrics";
 import { claimReceipts, deleteReceipts, releaseReceipts, type ClaimedReceipt } from "./receipts.sql";
 import type { SessionRegistry } from "./sessions";
@@ -19,73 +20,26 @@ export interface ReceiptPumpOptions {
   retryMs: number;
 }
 
-/**
- * Writes pending receipts (smpp_receipts) as deliver_sm to the account's receiver and
- * transceiver binds: when a receipt is stored, when such a bind appears, and on every
- * sweep (retries, and receipts stored by another replica). A receipt is deleted only
- * after the customer answers ESME_ROK; anything else leaves it due again after retryMs.
- */
-export class ReceiptPump {
-  private readonly running = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
+/** Writes pending receipts (smpp_receipts) as deliver_sm to the account's receiving binds (AccountPump). */
+export class ReceiptPump extends AccountPump<ClaimedReceipt> {
   private readonly deletes: Batcher<string>;
-  private stopped = false;
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly registry: SessionRegistry,
+    registry: SessionRegistry,
     private readonly metrics: ServerMetrics,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly options: ReceiptPumpOptions,
   ) {
+    super(registry, logger, "receipt");
     this.deletes = new Batcher((ids) => deleteReceipts(pool, ids), { maxBatch: 1000, maxConcurrent: 2 });
   }
 
-  /** Sends the account's due receipts if it has a bind to take them; at most one round per account at a time. */
-  kick(accountId: string): void {
-    if (this.stopped || this.registry.receivers(accountId).length === 0) return;
-    if (this.running.has(accountId)) {
-      this.again.add(accountId);
-      return;
-    }
-    const round = this.drain(accountId)
-      .catch((error: unknown) => {
-        this.logger.warn("receipt round failed; retried on the next sweep", {
-          account_id: accountId,
-          error: String(error),
-        });
-      })
-      .finally(() => {
-        this.running.delete(accountId);
-        if (this.again.delete(accountId)) this.kick(accountId);
-      });
-    this.running.set(accountId, round);
+  protected claim(accountId: string): Promise<ClaimedReceipt[]> {
+    return claimReceipts(this.pool, accountId, this.options.claimSize, this.options.retryMs);
   }
 
-  /** Kicks every account with a receiving bind. */
-  sweep(): void {
-    for (const accountId of this.registry.receivingAccounts()) this.kick(accountId);
-  }
-
-  /** Stops claiming and waits for the rounds in flight. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await Promise.allSettled([...this.running.values()]);
-  }
-
-  private async drain(accountId: string): Promise<void> {
-    while (!this.stopped) {
-      const sessions = this.registry.receivers(accountId);
-      if (sessions.length === 0) return;
-      const claimed = await claimReceipts(this.pool, accountId, this.options.claimSize, this.options.retryMs);
-      if (claimed.length === 0) return;
-      await Promise.all(
-        claimed.map((receipt, index) => this.deliver(receipt, sessions[index % sessions.length]!)),
-      );
-    }
-  }
-
-  private async deliver(receipt: ClaimedReceipt, session: SmppServerSession): Promise<void> {
+  protected async deliver(receipt: ClaimedReceipt, session: SmppServerSession): Promise<void> {
     try {
       const response = await session.deliver({
         source_addr_ton: TON_INTERNATIONAL,
