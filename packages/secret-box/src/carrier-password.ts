@@ -27,3 +27,24 @@ export function openCarrierPassword(box: SecretBox, carrier: CarrierPasswordColu
 export function needsSealing(carrier: CarrierPasswordColumns): boolean {
   return carrier.passwordSealed === null || carrier.password !== "";
 }
+
+/**
+ * The rows with their passwords opened. A password that does not open (sealed under another
+ * SECRET_ENCRYPTION_KEY) costs that carrier its binds, not the others theirs: `onUnopened`
+ * is told, and the row is left out.
+ */
+export function openCarrierPasswords<Row extends CarrierPasswordColumns>(
+  box: SecretBox,
+  rows: readonly Row[],
+  onUnopened: (carrierId: string, error: unknown) => void,
+): Array<Omit<Row, "passwordSealed">> {
+  return rows.flatMap((row) => {
+    const { passwordSealed: _sealed, ...carrier } = row;
+    try {
+      return [{ ...carrier, password: openCarrierPassword(box, row) }];
+    } catch (error) {
+      onUnopened(row.id, error);
+      return [];
+    }
+  });
+}

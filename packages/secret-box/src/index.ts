@@ -87,6 +87,7 @@ export const encryptionKeySetting = () =>
 export {
   needsSealing,
   openCarrierPassword,
+  openCarrierPasswords,
   sealCarrierPassword,
   type CarrierPasswordColumns,
 } from "./carrier-password";

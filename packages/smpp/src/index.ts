@@ -1,5 +1,11 @@
 export { SmppClient, type ClientState, type SmppClientOptions } from "./client";
 export {
+  CarrierBindSets,
+  connectionOptions,
+  type CarrierBindSetsOptions,
+  type CarrierConnection,
+} from "./carrier-bind-sets";
+export {
   SmppServerSession,
   type BindRequest,
   type ServerResponse,

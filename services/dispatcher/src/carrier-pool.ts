@@ -1,8 +1,8 @@
 import type { Carrier, PrismaClient } from "@sms/db";
 import type { Logger } from "@sms/logger";
-import { needsSealing, openCarrierPassword, sealCarrierPassword, type SecretBox } from "@sms/secret-box";
+import { needsSealing, openCarrierPasswords, sealCarrierPassword, type SecretBox } from "@sms/secret-box";
 import type { DeliverSmHandler } from "@sms/receipts";
-import { SmppClient, type BindType } from "@sms/smpp";
+import { CarrierBindSets, connectionOptions, SmppClient, type BindType } from "@sms/smpp";
 import { carriersFor, type RouteEntry } from "./routing";
 
 /** What a transmitter bind and the router need to know about a carrier (the generated Prisma type, trimmed). */
@@ -40,13 +40,6 @@ const CARRIER_FIELDS = {
   gsm7Encoding: true,
 } as const;
 
-interface CarrierBinds {
-  carrier: CarrierRow;
-  fingerprint: string;
-  clients: SmppClient[];
-  next: number;
-}
-
 export interface CarrierPoolOptions {
   responseTimeoutMs: number;
   enquireLinkIntervalMs: number;
@@ -75,62 +68,41 @@ export function bindsOf(carrier: Pick<CarrierRow, "transmitterBinds" | "transcei
  * reconnecting on their own. A changed carrier row rebuilds its binds.
  */
 export class CarrierPool {
-  private binds = new Map<string, CarrierBinds>();
+  private readonly binds: CarrierBindSets<CarrierRow>;
+  /** Where each carrier's round robin is. */
+  private readonly next = new Map<string, number>();
   private routes: RouteEntry[] = [];
 
   constructor(
     private readonly prisma: PrismaClient,
     private readonly logger: Logger,
     private readonly options: CarrierPoolOptions,
-  ) {}
+  ) {
+    this.binds = new CarrierBindSets<CarrierRow>({
+      // What the binds are made of: a changed receipt_id_form or gsm7_encoding is taken without a rebind.
+      fingerprint: (carrier) =>
+        JSON.stringify({ ...carrier, receiptIdForm: undefined, gsm7Encoding: undefined }),
+      open: (carrier) => this.openBinds(carrier),
+    });
+  }
 
   async refresh(): Promise<void> {
     const rows = await this.prisma.carrier.findMany({ where: { enabled: true }, select: CARRIER_FIELDS });
     await this.sealPasswordsInClear(rows);
     // The password in clear, for the binds (and their fingerprint: a fresh seal must not rebind).
-    // A password that does not open (sealed under another SECRET_ENCRYPTION_KEY) costs that
-    // carrier its binds, not the others theirs: it used to fail the refresh, and the start.
-    const carriers: CarrierRow[] = rows.flatMap((row) => {
-      const { passwordSealed: _sealed, ...carrier } = row;
-      try {
-        return [{ ...carrier, password: openCarrierPassword(this.options.box, row) }];
-      } catch (error) {
-        this.logger.error(
-          "carrier password does not open with this key; set it again (admin carrier update)",
-          {
-            carrierId: row.id,
-            error: String(error),
-          },
-        );
-        return [];
-      }
-    });
+    const carriers = openCarrierPasswords(this.options.box, rows, (carrierId, error) =>
+      this.logger.error("carrier password does not open with this key; set it again (admin carrier update)", {
+        carrierId,
+        error: String(error),
+      }),
+    );
     // Ordered by carrier id so equal prefix and priority break ties as `admin route list --for` shows them.
-    const routes = await this.prisma.route.findMany({
+    this.routes = await this.prisma.route.findMany({
       where: { enabled: true },
       orderBy: { carrierId: "asc" },
       select: { prefix: true, carrierId: true, priority: true },
     });
-    this.routes = routes;
-    const wanted = new Set<string>();
-    for (const carrier of carriers) {
-      wanted.add(carrier.id);
-      // What the binds are made of: a changed receipt_id_form or gsm7_encoding is taken without a rebind.
-      const fingerprint = JSON.stringify({ ...carrier, receiptIdForm: undefined, gsm7Encoding: undefined });
-      const existing = this.binds.get(carrier.id);
-      if (existing?.fingerprint === fingerprint) {
-        existing.carrier = carrier;
-        continue;
-      }
-      if (existing) await this.closeBinds(existing);
-      this.binds.set(carrier.id, { carrier, fingerprint, clients: this.openBinds(carrier), next: 0 });
-    }
-    for (const [id, binds] of this.binds) {
-      if (!wanted.has(id)) {
-        this.binds.delete(id);
-        await this.closeBinds(binds);
-      }
-    }
+    await this.binds.reconcile(carriers);
   }
 
   /** Carriers to try for a destination, best first, with their row. */
@@ -146,8 +118,9 @@ export class CarrierPool {
     if (!binds) return undefined;
     const bound = binds.clients.filter((client) => client.isBound);
     if (bound.length === 0) return undefined;
-    binds.next = (binds.next + 1) % bound.length;
-    const rotated = [...bound.slice(binds.next), ...bound.slice(0, binds.next)];
+    const next = ((this.next.get(carrierId) ?? 0) + 1) % bound.length;
+    this.next.set(carrierId, next);
+    const rotated = [...bound.slice(next), ...bound.slice(0, next)];
     return rotated.reduce((best, client) => (client.outstanding < best.outstanding ? client : best));
   }
 
@@ -163,7 +136,7 @@ export class CarrierPool {
     }
   > {
     return Object.fromEntries(
-      [...this.binds].map(([id, b]) => {
+      this.binds.entries().map(([id, b]) => {
         const bound = b.clients.filter((c) => c.isBound);
         const outstanding = bound.reduce((sum, c) => sum + c.outstanding, 0);
         return [
@@ -200,21 +173,15 @@ export class CarrierPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.binds.values()].map((binds) => this.closeBinds(binds)));
-    this.binds.clear();
+    await this.binds.close();
   }
 
   private openBinds(carrier: CarrierRow): SmppClient[] {
     const { bindType, count } = bindsOf(carrier);
     return Array.from({ length: count }, (_, index) => {
       const client = new SmppClient({
-        host: carrier.host,
-        port: carrier.port,
-        systemId: carrier.systemId,
-        password: carrier.password,
-        systemType: carrier.systemType,
+        ...connectionOptions(carrier),
         bindType,
-        tls: carrier.useTls ? {} : undefined,
         windowSize: carrier.windowSize,
         responseTimeoutMs: this.options.responseTimeoutMs,
         enquireLinkIntervalMs: this.options.enquireLinkIntervalMs,
@@ -227,9 +194,5 @@ export class CarrierPool {
       client.start();
       return client;
     });
-  }
-
-  private async closeBinds(binds: CarrierBinds): Promise<void> {
-    await Promise.all(binds.clients.map((client) => client.close().catch(() => undefined)));
   }
 }

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Carrier, PrismaClient } from "@sms/db";
-import { openCarrierPassword, type SecretBox } from "@sms/secret-box";
+import { openCarrierPasswords, type SecretBox } from "@sms/secret-box";
 
 /** What a receiver bind needs to know about a carrier (the generated Prisma type, trimmed). */
 export type CarrierEndpoint = Pick<
@@ -9,11 +9,16 @@ export type CarrierEndpoint = Pick<
 >;
 
 /**
- * The enabled carriers, from the carriers table, with their passwords opened (sealed at rest).
+ * The enabled carriers, from the carriers table, with their passwords opened (sealed at rest;
+ * a carrier whose password does not open with this key is left out and `onUnopened` told).
  * A carrier in transceiver mode gets no receiver binds here: the dispatcher's transceiver binds
  * take its receipts (docs/decisions.md#transceiver-binds).
  */
-export async function loadEnabledCarriers(prisma: PrismaClient, box: SecretBox): Promise<CarrierEndpoint[]> {
+export async function loadEnabledCarriers(
+  prisma: PrismaClient,
+  box: SecretBox,
+  onUnopened: (carrierId: string, error: unknown) => void,
+): Promise<CarrierEndpoint[]> {
   const rows = await prisma.carrier.findMany({
     where: { enabled: true },
     orderBy: { id: "asc" },
@@ -30,11 +35,10 @@ export async function loadEnabledCarriers(prisma: PrismaClient, box: SecretBox):
       transceiverBinds: true,
     },
   });
-  return rows.map((row) => {
-    const { passwordSealed: _sealed, transceiverBinds, ...carrier } = row;
-    const receiverBinds = transceiverBinds > 0 ? 0 : carrier.receiverBinds;
-    return { ...carrier, receiverBinds, password: openCarrierPassword(box, row) };
-  });
+  return openCarrierPasswords(box, rows, onUnopened).map(({ transceiverBinds, ...carrier }) => ({
+    ...carrier,
+    receiverBinds: transceiverBinds > 0 ? 0 : carrier.receiverBinds,
+  }));
 }
 
 /** True when a carrier with this id exists (enabled or not: a disabled carrier still owes receipts). */

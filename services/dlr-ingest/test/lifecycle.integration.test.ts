@@ -1,8 +1,10 @@
+import crypto from "node:crypto";
 import { applyReceipt } from "@sms/receipts";
 import { insertCarrier, insertMessage, insertSegment } from "@sms/receipts/test/fixtures";
 import { sampleValue } from "@sms/metrics";
 import { waitFor } from "@sms/testing";
 import { createLogger } from "@sms/logger";
+import { createSecretBox, sealCarrierPassword } from "@sms/secret-box";
 import { loadDlrIngestConfig } from "../src/config";
 import { startDlrIngest } from "../src/service";
 import { startHarness, type Harness } from "./harness";
@@ -39,6 +41,36 @@ describe("carrier refresh", () => {
     await h.pool.query("UPDATE carriers SET enabled = false WHERE id = $1", [second]);
     await waitFor(() => boundAtSimulator() === 1, { what: "the disabled carrier's binds closed" });
     expect(h.service.binds.summary().map((s) => s.carrierId)).toEqual([h.carrier.id]);
+  });
+
+  it("a carrier whose password does not open with this key gets no binds; the others are refreshed all the same", async () => {
+    const sealedElsewhere = await insertCarrier(h.pool, {
+      port: h.simulator.smppPort,
+      systemId: h.carrier.systemId,
+      password: "",
+    });
+    const otherKey = createSecretBox(crypto.randomBytes(32).toString("base64"));
+    await h.pool.query("UPDATE carriers SET password_sealed = $2 WHERE id = $1", [
+      sealedElsewhere,
+      sealCarrierPassword(otherKey, sealedElsewhere, h.carrier.password),
+    ]);
+    // A change to the good carrier taken after that row exists: the refresh did not stop on it.
+    await h.pool.query("UPDATE carriers SET receiver_binds = 2 WHERE id = $1", [h.carrier.id]);
+    await waitFor(() => h.service.binds.summary().find((s) => s.carrierId === h.carrier.id)?.bound === 2, {
+      what: "the good carrier's second bind",
+    });
+    expect(h.service.binds.summary().map((s) => s.carrierId)).toEqual([h.carrier.id]);
+    // Set again in clear (as admin carrier update does without the key): it binds.
+    await h.pool.query("UPDATE carriers SET password = $2, password_sealed = NULL WHERE id = $1", [
+      sealedElsewhere,
+      h.carrier.password,
+    ]);
+    await waitFor(() => h.service.binds.summary().find((s) => s.carrierId === sealedElsewhere)?.bound === 1, {
+      what: "the carrier's bind once its password opens",
+    });
+    await h.pool.query("UPDATE carriers SET enabled = false WHERE id = $1", [sealedElsewhere]);
+    await h.pool.query("UPDATE carriers SET receiver_binds = 1 WHERE id = $1", [h.carrier.id]);
+    await waitFor(() => boundAtSimulator() === 1, { what: "back to the one bind" });
   });
 
   it("exposes health, readiness and metrics", async () => {
