@@ -1,4 +1,4 @@
-// Request bodies for fuzz.test.ts that must never be accepted: what might pass the schema
+// Request bodies for fuzz.integration.test.ts that must never be accepted: what might pass the schema
 // (over-approximated, so the property never sees a valid body), valid bodies broken on
 // purpose, and bytes that are not acceptable JSON at all.
 import fc from "fast-check";

@@ -1,4 +1,4 @@
-// Random values for fuzz.test.ts: odd strings, JSON-ish values and raw JSON text.
+// Random values for fuzz.integration.test.ts: odd strings, JSON-ish values and raw JSON text.
 import fc from "fast-check";
 
 export const SENDER = "ACME";
