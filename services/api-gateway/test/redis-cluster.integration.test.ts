@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
+import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
 import { loadDispatcherConfig } from "@sms/dispatcher/src/config";
 import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher/src/dispatcher";
 import { createLogger } from "@sms/logger";

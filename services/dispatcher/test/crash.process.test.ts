@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
+import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";

@@ -1,5 +1,5 @@
 import { generateApiKey } from "@sms/auth";
-import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
+import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";

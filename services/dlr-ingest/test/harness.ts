@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import pg from "pg";
-import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
+import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
 import { createLogger } from "@sms/logger";
 import { lockCarrierMessageId, matchPendingReceipts, receiptKeyOf, type ReceiptResult } from "@sms/receipts";
 import {

@@ -1,4 +1,4 @@
-import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
+import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";

@@ -1,4 +1,4 @@
-import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator/src/simulator";
+import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
 import { loadDispatcherConfig } from "@sms/dispatcher/src/config";
 import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher/src/dispatcher";
 import { newId } from "@sms/ids";
