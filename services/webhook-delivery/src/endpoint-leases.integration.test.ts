@@ -19,7 +19,7 @@ describe("endpoint leases (real Redis)", () => {
 
   const leasesOn = (connection: Redis, cap: number, leaseMs = 10_000) =>
     createEndpointLeases(connection, { prefix: world.redisPrefix, cap, leaseMs });
-  const held = (accountId: string) => redis.zcard(`${world.redisPrefix}:webhook:inflight:${accountId}`);
+  const held = (accountId: string) => redis.zcard(`${world.redisPrefix}:webhook:{${accountId}}:inflight`);
 
   it("grants several slots in one call, never more than the cap across many jobs on two replicas", async () => {
     const [a, b] = [leasesOn(redis, 7), leasesOn(other, 7)];

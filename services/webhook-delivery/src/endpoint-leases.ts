@@ -85,8 +85,9 @@ export function createEndpointLeases(
   }
   return {
     async acquire(accountId, wanted, waiter = "") {
-      const key = `${options.prefix}:webhook:inflight:${accountId}`;
-      const waiters = `${options.prefix}:webhook:waiting:${accountId}`;
+      // One hash tag for both keys: the scripts touch the two, and on a Redis Cluster they must share a slot.
+      const key = `${options.prefix}:webhook:{${accountId}}:inflight`;
+      const waiters = `${options.prefix}:webhook:{${accountId}}:waiting`;
       const token = crypto.randomUUID();
       const now = Date.now();
       const asked = Math.min(wanted, options.cap);

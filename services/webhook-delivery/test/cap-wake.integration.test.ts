@@ -33,7 +33,7 @@ describe("a job waiting for its endpoint's slots", () => {
     await waitFor(() => receiver.received.length === 1 && release, { what: "the first request held" });
     await w.emitEvents(accountId, 1);
     await waitFor(
-      async () => (await redis.zcard(`${w.world.redisPrefix}:webhook:waiting:${accountId}`)) === 1,
+      async () => (await redis.zcard(`${w.world.redisPrefix}:webhook:{${accountId}}:waiting`)) === 1,
       { what: "the second job waiting for the slot" },
     );
     release!();
