@@ -6,7 +6,7 @@
  * transformIgnorePatterns: []) to CommonJS. */
 const base = {
   testEnvironment: "node",
-  roots: ["<rootDir>/packages", "<rootDir>/services", "<rootDir>/deploy"],
+  roots: ["<rootDir>/packages", "<rootDir>/services", "<rootDir>/deploy", "<rootDir>/e2e"],
   moduleFileExtensions: ["ts", "js", "mjs", "cjs", "json"],
   transform: {
     "^.+\\.(t|j|mj)s$": ["@swc/jest", { jsc: { target: "es2022" }, module: { type: "commonjs" } }],

@@ -1,7 +1,7 @@
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
 
 // The OTP endpoints without a carrier: validation, errors, limits, idempotency and what
-// is stored. The code itself is read from the carrier simulator in otp-pipeline.integration.test.ts.
+// is stored. The code itself is read from the carrier simulator in e2e/otp-pipeline.integration.test.ts.
 let gw: TestGateway;
 let acme: TestAccount;
 

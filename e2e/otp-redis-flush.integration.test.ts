@@ -1,14 +1,14 @@
 import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
-import { loadDispatcherConfig } from "@sms/dispatcher/src/config";
-import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher/src/dispatcher";
+import { loadDispatcherConfig } from "@sms/dispatcher";
+import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";
 import { pendingDispatchJobsOf } from "@sms/queues";
 import { createRedis } from "@sms/redis";
-import { loadSchedulerConfig } from "@sms/scheduler/src/config";
-import { startScheduler, type RunningScheduler } from "@sms/scheduler/src/service";
+import { loadSchedulerConfig } from "@sms/scheduler";
+import { startScheduler, type RunningScheduler } from "@sms/scheduler";
 import { waitFor } from "@sms/testing";
-import { createHarness, type Harness } from "../test/harness";
+import { createHarness, type Harness } from "@sms/otp-service/test/harness";
 import { metricValue } from "@sms/metrics";
 
 // docs/README.md#nothing-accepted-is-lost, docs/otp.md#the-sms: losing Redis loses no accepted OTP SMS. The sealed

@@ -1,15 +1,15 @@
 import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
-import { loadDispatcherConfig } from "@sms/dispatcher/src/config";
-import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher/src/dispatcher";
-import { loadDlrIngestConfig } from "@sms/dlr-ingest/src/config";
-import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest/src/service";
+import { loadDispatcherConfig } from "@sms/dispatcher";
+import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher";
+import { loadDlrIngestConfig } from "@sms/dlr-ingest";
+import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
 import { createLogger } from "@sms/logger";
 import { startOutboxRelay } from "@sms/outbox-relay";
 import { createSmppReceiptProducer, createWebhookDeliverProducer } from "@sms/queues";
 import { encodeGsm7 } from "@sms/sms-encoding";
 import { EsmClass, MessageState, type DeliverSm, type SmppClient } from "@sms/smpp";
 import { waitFor } from "@sms/testing";
-import { startHarness, type Harness } from "./harness";
+import { startHarness, type Harness } from "@sms/smpp-server/test/harness";
 
 /**
  * The whole way: customer submit_sm → acceptance → dispatcher → carrier simulator →

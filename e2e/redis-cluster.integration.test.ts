@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
-import { loadDispatcherConfig } from "@sms/dispatcher/src/config";
-import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher/src/dispatcher";
+import { loadDispatcherConfig } from "@sms/dispatcher";
+import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher";
 import { createLogger } from "@sms/logger";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
@@ -14,14 +14,19 @@ import {
   type TestWorld,
 } from "@sms/testing";
 // The rest of the pipeline, from source: the same code the bundles run.
-import { WebhookEndpoints } from "../../../packages/webhook-endpoints/src";
-import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
-import { startDlrIngest, type RunningDlrIngest } from "../../dlr-ingest/src/service";
-import { loadSchedulerConfig } from "../../scheduler/src/config";
-import { startScheduler, type RunningScheduler } from "../../scheduler/src/service";
-import { loadWebhookDeliveryConfig } from "../../webhook-delivery/src/config";
-import { startWebhookDelivery, type RunningWebhookDelivery } from "../../webhook-delivery/src/service";
-import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
+import { WebhookEndpoints } from "@sms/webhook-endpoints";
+import { loadDlrIngestConfig } from "@sms/dlr-ingest";
+import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
+import { loadSchedulerConfig } from "@sms/scheduler";
+import { startScheduler, type RunningScheduler } from "@sms/scheduler";
+import { loadWebhookDeliveryConfig } from "@sms/webhook-delivery";
+import { startWebhookDelivery, type RunningWebhookDelivery } from "@sms/webhook-delivery";
+import {
+  expectError,
+  startTestGateway,
+  type TestAccount,
+  type TestGateway,
+} from "@sms/api-gateway/test/harness";
 
 /**
  * The pipeline on a Redis Cluster of three masters (local redis-server processes of this test):

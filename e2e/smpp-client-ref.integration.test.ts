@@ -3,7 +3,7 @@ import { applyTransition } from "@sms/message-state";
 import { encodeGsm7 } from "@sms/sms-encoding";
 import { CommandStatus, type SmppClient } from "@sms/smpp";
 import { toWebhookEvent, type OutboxRow } from "@sms/webhook-events";
-import { startHarness, type Harness, type TestCustomer } from "./harness";
+import { startHarness, type Harness, type TestCustomer } from "@sms/smpp-server/test/harness";
 
 /**
  * Issue 18 item 5: a customer's submit_sm carries its client_ref in our TLV 0x1400

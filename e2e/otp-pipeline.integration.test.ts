@@ -1,13 +1,18 @@
 import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
 import { createSmsClient } from "@sms/client";
-import { loadDispatcherConfig } from "@sms/dispatcher/src/config";
-import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher/src/dispatcher";
+import { loadDispatcherConfig } from "@sms/dispatcher";
+import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher";
 import { newId } from "@sms/ids";
 import { createLogger, type Logger } from "@sms/logger";
 import { expireDueOtps } from "@sms/otp";
 import { createRedis, type Redis } from "@sms/redis";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
-import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
+import {
+  expectError,
+  startTestGateway,
+  type TestAccount,
+  type TestGateway,
+} from "@sms/api-gateway/test/harness";
 
 // OTPs end to end: gateway → sms.dispatch → dispatcher → SMPP → carrier simulator. The
 // test learns each code only from what the simulator received, as a user reads it off

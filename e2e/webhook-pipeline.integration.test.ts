@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/harness";
-import { loadDlrIngestConfig } from "@sms/dlr-ingest/src/config";
-import { startDlrIngest } from "@sms/dlr-ingest/src/service";
+import { loadDlrIngestConfig } from "@sms/dlr-ingest";
+import { startDlrIngest } from "@sms/dlr-ingest";
 import { createLogger } from "@sms/logger";
 import { startOutboxRelay } from "@sms/outbox-relay";
 import { createSmppReceiptProducer, createWebhookDeliverProducer } from "@sms/queues";
@@ -9,10 +9,10 @@ import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { waitFor } from "@sms/testing";
 import { WebhookEndpoints } from "@sms/webhook-endpoints";
-import { loadWebhookDeliveryConfig } from "../src/config";
-import { startWebhookDelivery } from "../src/service";
-import { TEST_ENV } from "./harness";
-import { startReceiver, type Receiver } from "./receiver";
+import { loadWebhookDeliveryConfig } from "@sms/webhook-delivery";
+import { startWebhookDelivery } from "@sms/webhook-delivery";
+import { TEST_ENV } from "@sms/webhook-delivery/test/harness";
+import { startReceiver, type Receiver } from "@sms/webhook-delivery/test/receiver";
 
 /**
  * The whole path for real: acceptance → dispatcher → carrier simulator over SMPP →
