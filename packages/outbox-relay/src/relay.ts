@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
 import { isMessageStatus, isTerminal } from "@sms/message-state";
+import { startLoop, type Loop } from "@sms/service-runtime";
 import {
   batchDeliveries,
   type SmppReceiptJob,
@@ -161,39 +162,17 @@ export function startOutboxRelay(options: {
   batchSize: number;
   idleMs: number;
   onBatch?: (result: RelayResult) => void;
-}): { stop(): Promise<void> } {
-  let stopping = false;
-  let wake: (() => void) | null = null;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  const loop = (async () => {
-    let failures = 0;
-    while (!stopping) {
-      try {
-        const result = await relayOutbox(options.pool, options.producers, { limit: options.batchSize });
-        failures = 0;
-        options.onBatch?.(result);
-        if (result.events < options.batchSize) await sleep(options.idleMs);
-      } catch (error) {
-        failures++;
-        // An outage: back off up to 5 s; the events wait in the database meanwhile.
-        if (failures === 1 || failures % 50 === 0)
-          options.logger.warn("outbox relay failed; will retry", { error: String(error), failures });
-        await sleep(Math.min(5000, options.idleMs * 2 ** Math.min(failures, 8)));
-      }
-    }
-  })();
-  return {
-    async stop() {
-      stopping = true;
-      wake?.();
-      await loop;
+}): Loop {
+  return startLoop({
+    name: "outbox relay",
+    intervalMs: options.idleMs,
+    logger: options.logger,
+    // An outage: back off up to 5 s; the events wait in the database meanwhile.
+    errorBackoffMaxMs: 5000,
+    tick: async () => {
+      const result = await relayOutbox(options.pool, options.producers, { limit: options.batchSize });
+      options.onBatch?.(result);
+      return result.events >= options.batchSize ? "again" : undefined;
     },
-  };
+  });
 }

@@ -90,6 +90,45 @@ describe("startLoop", () => {
     expect(String(errors[0])).toContain("redis unreachable");
   });
 
+  it("runs the next tick at once when a tick answers again, and waits intervalMs otherwise", async () => {
+    const startedAt: number[] = [];
+    const loop = startLoop({
+      name: "test",
+      intervalMs: 60_000,
+      logger,
+      // Three full batches, then an empty one: the loop must not wait the minute in between.
+      tick: async () => (startedAt.push(Date.now()) < 4 ? "again" : undefined),
+    });
+    await waitFor(() => startedAt.length === 4, { timeoutMs: 5000, what: "four ticks in a row" });
+    await loop.stop();
+    expect(startedAt).toHaveLength(4);
+  });
+
+  it("with errorBackoffMaxMs, waits longer after each failure in a row, up to the bound, and logs the first only", async () => {
+    const startedAt: number[] = [];
+    const quiet = createLogger("loop-test", "error");
+    const warn = jest.spyOn(quiet, "warn");
+    const loop = startLoop({
+      name: "test",
+      intervalMs: 20,
+      errorBackoffMaxMs: 160,
+      logger: quiet,
+      tick: async () => {
+        startedAt.push(Date.now());
+        throw new Error("database unreachable");
+      },
+    });
+    await waitFor(() => startedAt.length >= 6, { timeoutMs: 10_000, what: "six failed ticks" });
+    await loop.stop();
+    const gaps = startedAt.slice(1).map((t, i) => t - startedAt[i]!);
+    // 40, 80, 160, 160, 160 ms (timers fire late, never early).
+    expect(gaps[0]).toBeGreaterThanOrEqual(39);
+    expect(gaps[1]).toBeGreaterThanOrEqual(79);
+    expect(gaps[2]).toBeGreaterThanOrEqual(159);
+    expect(gaps[3]).toBeGreaterThanOrEqual(159);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+
   it("a stop before the first tick ends the loop without ticking", async () => {
     let ticks = 0;
     const loop = startLoop({
