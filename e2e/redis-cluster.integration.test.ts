@@ -14,7 +14,7 @@ import {
   type TestWorld,
 } from "@sms/testing";
 // The rest of the pipeline, from source: the same code the bundles run.
-import { WebhookEndpoints } from "@sms/webhook-endpoints";
+import { WebhookEndpoints } from "@sms/webhooks";
 import { loadDlrIngestConfig } from "@sms/dlr-ingest";
 import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
 import { loadSchedulerConfig } from "@sms/scheduler";

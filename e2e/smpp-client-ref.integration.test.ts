@@ -2,7 +2,7 @@ import { startTestGateway, type TestGateway } from "@sms/api-gateway/test/harnes
 import { applyTransition } from "@sms/message-state";
 import { encodeGsm7 } from "@sms/sms-encoding";
 import { CommandStatus, type SmppClient } from "@sms/smpp";
-import { toWebhookEvent, type OutboxRow } from "@sms/webhook-events";
+import { toWebhookEvent, type OutboxRow } from "@sms/webhooks";
 import { startHarness, type Harness, type TestCustomer } from "@sms/smpp-server/test/harness";
 
 /**

@@ -8,7 +8,7 @@ import { createSmppReceiptProducer, createWebhookDeliverProducer } from "@sms/qu
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { waitFor } from "@sms/testing";
-import { WebhookEndpoints } from "@sms/webhook-endpoints";
+import { WebhookEndpoints } from "@sms/webhooks";
 import { loadWebhookDeliveryConfig } from "@sms/webhook-delivery";
 import { startWebhookDelivery } from "@sms/webhook-delivery";
 import { TEST_ENV } from "@sms/webhook-delivery/test/harness";

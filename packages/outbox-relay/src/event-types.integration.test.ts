@@ -7,7 +7,7 @@ import { createSmppReceiptProducer, createWebhookDeliverProducer, queuePrefix, Q
 import { createRedis, type Redis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { createTestWorld, type TestWorld } from "@sms/testing";
-import { WebhookEndpoints } from "@sms/webhook-endpoints";
+import { WebhookEndpoints } from "@sms/webhooks";
 import { relayOutbox, type RelayProducers } from "./index";
 
 /** Event types per endpoint (docs/decisions.md#webhook-event-types): the relay's side. */

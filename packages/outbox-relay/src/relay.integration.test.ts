@@ -14,8 +14,8 @@ import {
 import { createRedis, type Redis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
-import { WebhookEndpoints } from "@sms/webhook-endpoints";
-import { toWebhookEvent, type OutboxRow } from "@sms/webhook-events";
+import { WebhookEndpoints } from "@sms/webhooks";
+import { toWebhookEvent, type OutboxRow } from "@sms/webhooks";
 import { relayOutbox, type RelayProducers } from "./index";
 import { CLAIM_EVENTS } from "./relay.sql";
 

@@ -10,7 +10,7 @@ import {
   type WebhookDeliverProducer,
 } from "@sms/queues";
 import { notifyReceiptsStored, storeReceiptsFor } from "@sms/smpp-receipts";
-import { isSubscribed, type OutboxRow } from "@sms/webhook-events";
+import { isSubscribed, type OutboxRow } from "@sms/webhooks";
 import { CLAIM_EVENTS, INSERT_DELIVERIES } from "./relay.sql";
 
 interface ClaimedRow extends OutboxRow {

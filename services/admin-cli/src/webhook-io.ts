@@ -3,8 +3,8 @@ import { createWebhookDeliverProducer, type WebhookDeliverProducer } from "@sms/
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import type { UrlPolicy } from "@sms/ssrf-guard";
-import { WebhookEndpoints } from "@sms/webhook-endpoints";
-import { createWebhookSender, type WebhookSender } from "@sms/webhook-sender";
+import { WebhookEndpoints } from "@sms/webhooks";
+import { createWebhookSender, type WebhookSender } from "@sms/webhooks";
 import { UsageError } from "./errors";
 
 /** What the webhook commands need, made only when a webhook command runs. */

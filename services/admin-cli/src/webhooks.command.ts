@@ -8,7 +8,7 @@ import {
   WebhookEndpointError,
   type EndpointView,
   type WebhookEndpoints,
-} from "@sms/webhook-endpoints";
+} from "@sms/webhooks";
 import {
   buildTestDelivery,
   EventTypesError,
@@ -16,8 +16,8 @@ import {
   resolveEventTypes,
   WEBHOOK_EVENT_TYPES,
   type EventSubscription,
-} from "@sms/webhook-events";
-import type { AttemptResult } from "@sms/webhook-sender";
+} from "@sms/webhooks";
+import type { AttemptResult } from "@sms/webhooks";
 import { accountId } from "./arguments";
 import { CommandError, UsageError } from "./errors";
 import { formatDate, formatTable, printResult, type CliIo } from "./output";

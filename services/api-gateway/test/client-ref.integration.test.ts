@@ -1,5 +1,5 @@
 import { applyTransition, promoteDueScheduled } from "@sms/message-state";
-import { toWebhookEvent, type OutboxRow } from "@sms/webhook-events";
+import { toWebhookEvent, type OutboxRow } from "@sms/webhooks";
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
 
 describe("client_ref: the customer's own reference (docs/decisions.md#client-ref)", () => {

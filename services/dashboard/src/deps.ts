@@ -3,8 +3,8 @@ import type { Database } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import type { WebhookDeliverProducer } from "@sms/queues";
 import type { Redis } from "@sms/redis";
-import type { WebhookEndpoints } from "@sms/webhook-endpoints";
-import type { WebhookSender } from "@sms/webhook-sender";
+import type { WebhookEndpoints } from "@sms/webhooks";
+import type { WebhookSender } from "@sms/webhooks";
 import type { DashboardConfig } from "./config";
 import type { SessionStore } from "./security/sessions";
 

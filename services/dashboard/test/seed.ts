@@ -4,7 +4,7 @@ import { hashPassword, issueApiKey } from "@sms/auth";
 import type { Database } from "@sms/db";
 import { newId } from "@sms/ids";
 import { createSecretBox } from "@sms/secret-box";
-import { WebhookEndpoints } from "@sms/webhook-endpoints";
+import { WebhookEndpoints } from "@sms/webhooks";
 
 export interface SeededAccount {
   messageId: string;

@@ -1,7 +1,7 @@
 import { createLogger } from "@sms/logger";
 import { waitFor } from "@sms/testing";
 import { createSecretBox } from "../../../packages/secret-box/src";
-import { WebhookEndpoints } from "../../../packages/webhook-endpoints/src";
+import { WebhookEndpoints } from "@sms/webhooks";
 import { startDispatchWorld, type DispatchWorld } from "../../dispatcher/test/harness";
 import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
 import { startDlrIngest } from "../../dlr-ingest/src/service";

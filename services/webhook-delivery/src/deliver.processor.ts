@@ -1,9 +1,9 @@
 import crypto from "node:crypto";
 import { DelayedError, type Job, type WebhookBatch, type WebhookDeliverJob } from "@sms/queues";
 import type { Logger } from "@sms/logger";
-import type { DeliveryTarget } from "@sms/webhook-endpoints";
-import { renderWebhookBody } from "@sms/webhook-events";
-import type { WebhookSender } from "@sms/webhook-sender";
+import type { DeliveryTarget } from "@sms/webhooks";
+import { renderWebhookBody } from "@sms/webhooks";
+import type { WebhookSender } from "@sms/webhooks";
 import type { ClaimedDelivery, DeliveryStore } from "./delivery-store";
 import type { EndpointHealth } from "./endpoint-health";
 import type { EndpointLeases, Lease } from "./endpoint-leases";

@@ -1,8 +1,8 @@
 import { createDatabase, type Database } from "@sms/db";
 import { insertAccount } from "@sms/message-state/test/fixtures";
 import { createTestWorld, type TestWorld } from "@sms/testing";
-import { deliveryAttempts } from "@sms/webhook-endpoints";
-import type { AttemptResult } from "@sms/webhook-sender";
+import { deliveryAttempts } from "@sms/webhooks";
+import type { AttemptResult } from "@sms/webhooks";
 import { DeliveryStore, type AttemptRecord } from "./delivery-store";
 
 // Where an attempt is kept (docs/webhooks.md#storage): a success on its delivery, a failure as a row.

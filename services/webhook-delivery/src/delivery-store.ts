@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { Batcher } from "@sms/db";
-import type { AttemptResult } from "@sms/webhook-sender";
-import { toWebhookEvent, type OutboxRow, type WebhookEvent } from "@sms/webhook-events";
+import type { AttemptResult } from "@sms/webhooks";
+import { toWebhookEvent, type OutboxRow, type WebhookEvent } from "@sms/webhooks";
 
 /** A pending delivery this job now holds. */
 export interface ClaimedDelivery {

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
-import type { DeliveryTarget, DisableReason, WebhookEndpoints } from "@sms/webhook-endpoints";
+import type { DeliveryTarget, DisableReason, WebhookEndpoints } from "@sms/webhooks";
 
 interface Cached {
   target: DeliveryTarget | null;

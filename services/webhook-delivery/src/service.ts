@@ -5,8 +5,8 @@ import { createWebhookDeliverProducer, QUEUES, type Job, type WebhookDeliverJob 
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { orderedStop, registerWorker } from "@sms/service-runtime";
-import { WebhookEndpoints } from "@sms/webhook-endpoints";
-import { createWebhookSender } from "@sms/webhook-sender";
+import { WebhookEndpoints } from "@sms/webhooks";
+import { createWebhookSender } from "@sms/webhooks";
 import type { WebhookDeliveryConfig } from "./config";
 import { deliverBatch, type DeliverContext } from "./deliver.processor";
 import { DeliveryStore } from "./delivery-store";

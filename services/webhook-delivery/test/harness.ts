@@ -8,7 +8,7 @@ import { createSmppReceiptProducer, createWebhookDeliverProducer } from "@sms/qu
 import { createRedis, type Redis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { createTestWorld, type TestWorld } from "@sms/testing";
-import { WebhookEndpoints } from "@sms/webhook-endpoints";
+import { WebhookEndpoints } from "@sms/webhooks";
 import { loadWebhookDeliveryConfig } from "../src/config";
 import { startWebhookDelivery, type RunningWebhookDelivery } from "../src/service";
 

@@ -1,5 +1,5 @@
 import { waitFor } from "@sms/testing";
-import { renderWebhookBody, toWebhookEvent, type OutboxRow } from "@sms/webhook-events";
+import { renderWebhookBody, toWebhookEvent, type OutboxRow } from "@sms/webhooks";
 import { startWebhookWorld, type WebhookWorld } from "./harness";
 import { startReceiver, type Receiver } from "./receiver";
 

@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from "express";
 import type { PrismaClient } from "@sms/db";
 import { ApiError } from "@sms/errors";
 import { isId } from "@sms/ids";
-import { resolveEventTypes } from "@sms/webhook-events";
+import { resolveEventTypes } from "@sms/webhooks";
 import { authOf, requirePermission } from "../http/auth";
 import { parseOrThrow } from "../http/validate";
 import { BatchIdParam } from "../schemas/sms";

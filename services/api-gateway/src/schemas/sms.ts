@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WEBHOOK_EVENT_TYPES } from "@sms/webhook-events";
+import { WEBHOOK_EVENT_TYPES } from "@sms/webhooks";
 import { Encoding, MessageErrorCode, MessageStatus, text as safeText } from "./common";
 
 const phone = safeText()

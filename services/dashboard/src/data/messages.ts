@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from "@sms/db";
 import { isId } from "@sms/ids";
-import { successOnDelivery } from "@sms/webhook-endpoints";
+import { successOnDelivery } from "@sms/webhooks";
 import { decodeCursor, toPage, type Page } from "../pagination";
 import type { MessageFilters } from "./message-filters";
 

@@ -1,4 +1,4 @@
-import { parseEventTypes, EventTypesError, type EventSubscription } from "@sms/webhook-events";
+import { parseEventTypes, EventTypesError, type EventSubscription } from "@sms/webhooks";
 
 /** What the events form sent, kept to show it again beside an error. */
 export interface EventsForm {

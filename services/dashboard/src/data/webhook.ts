@@ -8,9 +8,9 @@ import {
   SUCCESS_COLUMNS,
   type ReplayResult,
   type WebhookEndpoints,
-} from "@sms/webhook-endpoints";
-import { buildTestDelivery } from "@sms/webhook-events";
-import type { AttemptResult, WebhookSender } from "@sms/webhook-sender";
+} from "@sms/webhooks";
+import { buildTestDelivery } from "@sms/webhooks";
+import type { AttemptResult, WebhookSender } from "@sms/webhooks";
 import { decodeCursor, toPage, type Page } from "../pagination";
 
 /** Sends a signed webhook.test to the account's endpoint: the request the CLI's `webhook test` sends. */

@@ -1,7 +1,7 @@
 import { Router, type Response } from "express";
 import { isId } from "@sms/ids";
 import { SecretBoxError } from "@sms/secret-box";
-import { WebhookEndpointError } from "@sms/webhook-endpoints";
+import { WebhookEndpointError } from "@sms/webhooks";
 import { countFailedDeliveries, listAttempts, replayFailed, sendTestEvent } from "../data/webhook";
 import { parseEventsForm } from "../data/webhook-events-form";
 import type { DashboardDeps } from "../deps";

@@ -1,6 +1,6 @@
-import type { EndpointView } from "@sms/webhook-endpoints";
-import { WEBHOOK_EVENT_TYPES } from "@sms/webhook-events";
-import type { AttemptResult } from "@sms/webhook-sender";
+import type { EndpointView } from "@sms/webhooks";
+import { WEBHOOK_EVENT_TYPES } from "@sms/webhooks";
+import type { AttemptResult } from "@sms/webhooks";
 import type { AttemptRow } from "../data/webhook";
 import type { EventsForm } from "../data/webhook-events-form";
 import type { Page } from "../pagination";

@@ -4,7 +4,7 @@ import { newId } from "@sms/ids";
 import { createSecretBox } from "@sms/secret-box";
 import { UrlNotAllowedError } from "@sms/ssrf-guard";
 import { createTestWorld, type TestWorld } from "@sms/testing";
-import { EventTypesError } from "@sms/webhook-events";
+import { EventTypesError } from "../events";
 import { WebhookEndpointError, WebhookEndpoints } from "./index";
 
 describe("webhook endpoint settings (real PostgreSQL)", () => {

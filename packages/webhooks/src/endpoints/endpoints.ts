@@ -1,7 +1,7 @@
 import type { PrismaClient, WebhookEndpoint } from "@sms/db";
 import { SecretBoxError, type SecretBox } from "@sms/secret-box";
 import type { UrlPolicy } from "@sms/ssrf-guard";
-import { parseEventTypes } from "@sms/webhook-events";
+import { parseEventTypes } from "../events";
 import { generateSecret } from "@sms/webhook-signing";
 import { validateWebhookUrl } from "./validate-url";
 
