@@ -40,9 +40,11 @@ interface TableFigures {
 /** Every user table's size and its row writes so far (the statistics of this database only). */
 async function readTables(db: pg.Client): Promise<Map<string, TableFigures>> {
   const { rows } = await db.query<{ table: string; bytes: string; ins: string; upd: string; del: string }>(
-    `SELECT relname AS table, pg_total_relation_size(relid) AS bytes,
-            n_tup_ins AS ins, n_tup_upd AS upd, n_tup_del AS del
-     FROM pg_stat_user_tables WHERE schemaname = 'public'`,
+    // A partitioned table's figures are its partitions' together.
+    `SELECT COALESCE((SELECT inhparent::regclass::text FROM pg_inherits WHERE inhrelid = relid), relname) AS table,
+            sum(pg_total_relation_size(relid)) AS bytes,
+            sum(n_tup_ins) AS ins, sum(n_tup_upd) AS upd, sum(n_tup_del) AS del
+     FROM pg_stat_user_tables WHERE schemaname = 'public' GROUP BY 1`,
   );
   return new Map(
     rows.map((r) => [

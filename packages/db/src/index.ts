@@ -66,3 +66,4 @@ export { Batcher } from "./batcher";
 export { inTransaction, retryOnDeadlock, type Queryable } from "./transaction";
 
 export { listenForNotifications, type NotificationOptions } from "./notifications";
+export * from "./partitions";

@@ -17,19 +17,27 @@ interface UnmatchedRow {
   done_at: Date | null;
 }
 
+/**
+ * How long an unmatched receipt waits for its segment before it is given up (the sweep's
+ * default). It also bounds every look-up of unmatched receipts by their receive time, so that
+ * PostgreSQL reads the few day partitions of carrier_receipts it can be in, not all of them.
+ */
+const UNMATCHED_WINDOW_MS = 3 * 24 * 3600 * 1000;
+
 const UNMATCHED_COLUMNS =
   "id::text, carrier_id, carrier_message_id, state, error_code, received_at, carrier_done_at, done_at";
 
 const UNMATCHED_FOR_KEYS = `
 SELECT ${UNMATCHED_COLUMNS} FROM carrier_receipts
 WHERE outcome = 'unmatched' AND (carrier_id, receipt_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+  AND received_at > now() - make_interval(secs => $3::double precision / 1000)
 ORDER BY id
 FOR UPDATE`;
 
 const RECORD_OUTCOMES = `
 UPDATE carrier_receipts AS r SET outcome = t.outcome::"ReceiptOutcome", message_id = t.message_id, seq = t.seq
-FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[]) AS t(id, outcome, message_id, seq)
-WHERE r.id = t.id`;
+FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::text[], $5::int[]) AS t(id, received_at, outcome, message_id, seq)
+WHERE r.id = t.id AND r.received_at = t.received_at AND r.received_at >= $6::timestamptz`;
 
 /** A segment the dispatcher just gave a carrier id: the receipt key it has by its carrier's form. */
 export interface SubmittedSegment {
@@ -64,7 +72,7 @@ export async function matchPendingReceiptsFor(
   const { rows } = await client.query<UnmatchedRow>({
     name: "receipts-unmatched-for-keys",
     text: UNMATCHED_FOR_KEYS,
-    values: [segments.map((s) => s.carrierId), segments.map((s) => s.receiptKey)],
+    values: [segments.map((s) => s.carrierId), segments.map((s) => s.receiptKey), UNMATCHED_WINDOW_MS],
   });
   return settleUnmatched(client, rows, false);
 }
@@ -73,7 +81,7 @@ export async function matchPendingReceiptsFor(
 export interface SweepOptions {
   /** Leave receipts younger than this to matchPendingReceipts (the normal path). */
   olderThanMs: number;
-  /** Give up on receipts older than this (their segment never got that id). @defaultValue 3 days */
+  /** Give up on receipts older than this (their segment never got that id). @defaultValue UNMATCHED_WINDOW_MS, 3 days */
   maxAgeMs?: number;
   /** Most receipts examined per call. @defaultValue 500 */
   limit?: number;
@@ -87,7 +95,7 @@ export interface SweepResult {
 }
 
 const SWEEPABLE = `
-SELECT id::text, carrier_id, carrier_message_id, receipt_key FROM carrier_receipts
+SELECT id::text, carrier_id, carrier_message_id, receipt_key, received_at FROM carrier_receipts
 WHERE outcome = 'unmatched'
   AND received_at < now() - make_interval(secs => $1::double precision / 1000)
   AND received_at > now() - make_interval(secs => $2::double precision / 1000)
@@ -96,7 +104,7 @@ LIMIT $3`;
 
 const UNMATCHED_BY_ID = `
 SELECT ${UNMATCHED_COLUMNS} FROM carrier_receipts
-WHERE id = $1::bigint AND outcome = 'unmatched'
+WHERE id = $1::bigint AND received_at = $2::timestamptz AND outcome = 'unmatched'
 FOR UPDATE`;
 
 /**
@@ -107,9 +115,11 @@ FOR UPDATE`;
  * someone else settled it).
  */
 export async function sweepUnmatched(pool: pg.Pool, options: SweepOptions): Promise<SweepResult> {
-  const maxAgeMs = options.maxAgeMs ?? 3 * 24 * 3600 * 1000;
+  const maxAgeMs = options.maxAgeMs ?? UNMATCHED_WINDOW_MS;
   const { rows } = await pool.query<
-    Pick<UnmatchedRow, "id" | "carrier_id" | "carrier_message_id"> & { receipt_key: string | null }
+    Pick<UnmatchedRow, "id" | "carrier_id" | "carrier_message_id" | "received_at"> & {
+      receipt_key: string | null;
+    }
   >({
     name: "receipts-sweepable",
     text: SWEEPABLE,
@@ -123,7 +133,7 @@ export async function sweepUnmatched(pool: pg.Pool, options: SweepOptions): Prom
       const locked = await client.query<UnmatchedRow>({
         name: "receipts-unmatched-by-id",
         text: UNMATCHED_BY_ID,
-        values: [candidate.id],
+        values: [candidate.id, candidate.received_at],
       });
       return settleUnmatched(client, locked.rows, true);
     });
@@ -153,18 +163,29 @@ async function settleUnmatched(
     })),
   );
   const settled = receipts
-    .map((row, i) => ({ ...resolutions[i]!, receiptId: row.id }))
-    .filter((result) => result.outcome !== "unmatched");
+    .map((row, i) => ({ result: { ...resolutions[i]!, receiptId: row.id }, receivedAt: row.received_at }))
+    .filter(({ result }) => result.outcome !== "unmatched");
   if (settled.length > 0)
     await client.query({
       name: "receipts-record-outcomes",
       text: RECORD_OUTCOMES,
       values: [
-        settled.map((r) => r.receiptId),
-        settled.map((r) => r.outcome),
-        settled.map((r) => r.messageId ?? null),
-        settled.map((r) => r.seq ?? null),
+        settled.map(({ result }) => result.receiptId),
+        settled.map(({ receivedAt }) => receivedAt),
+        settled.map(({ result }) => result.outcome),
+        settled.map(({ result }) => result.messageId ?? null),
+        settled.map(({ result }) => result.seq ?? null),
+        // The oldest of them: the partitions before its day are not read.
+        new Date(Math.min(...settled.map(({ receivedAt }) => receivedAt.getTime()))),
       ],
     });
-  return settled;
+  return settled.map(({ result }) => result);
 }
+
+/** The statements on carrier_receipts, for the test that checks which day partitions each reads. */
+export const PENDING_RECEIPT_STATEMENTS = {
+  UNMATCHED_FOR_KEYS,
+  SWEEPABLE,
+  UNMATCHED_BY_ID,
+  RECORD_OUTCOMES,
+} as const;

@@ -20,12 +20,14 @@ export function statsPool(databaseUrl: string): {
     pool,
     async indexScans(index) {
       await flush();
+      // The index of a partitioned table has no scans of its own: its partitions' indexes do.
       const { rows } = await pool.query<{ scans: string }>(
-        "SELECT idx_scan AS scans FROM pg_stat_user_indexes WHERE indexrelname = $1",
+        `SELECT sum(idx_scan) AS scans FROM pg_stat_user_indexes
+         WHERE indexrelid = to_regclass($1) OR indexrelid IN (SELECT relid FROM pg_partition_tree(to_regclass($1)))`,
         [index],
       );
-      if (rows.length === 0) throw new Error(`no index named ${index}`);
-      return Number(rows[0]!.scans);
+      if (rows[0]?.scans == null) throw new Error(`no index named ${index}`);
+      return Number(rows[0].scans);
     },
     async tableUpdates(table) {
       await flush();

@@ -18,6 +18,7 @@ export class SchedulerMetrics extends SchedulerLoopMetrics {
   readonly retentionPasses: ReturnType<typeof counter>;
   readonly retentionErrors: ReturnType<typeof counter>;
   readonly retentionDeleted: ReturnType<typeof labeledCounter<"table">>;
+  readonly retentionDroppedPartitions: ReturnType<typeof labeledCounter<"table">>;
 
   constructor(pool: pg.Pool, registry = new MetricsRegistry()) {
     super(registry);
@@ -39,6 +40,12 @@ export class SchedulerMetrics extends SchedulerLoopMetrics {
       registry,
       "sms_scheduler_retention_deleted_total",
       "Rows deleted past retention, by table",
+      ["table"],
+    );
+    this.retentionDroppedPartitions = labeledCounter(
+      registry,
+      "sms_scheduler_retention_dropped_partitions_total",
+      "Day partitions dropped whole past retention, by table",
       ["table"],
     );
   }

@@ -29,17 +29,32 @@ export function startRetention(
     onError: () => metrics.retentionErrors.inc(),
     async tick(isStopping) {
       const started = Date.now();
-      const deleted = await runRetentionPass(pool, options.policy, {
+      const pass = await runRetentionPass(pool, options.policy, {
         batchSize: options.batchSize,
         maxPerTable: options.maxPerTable,
         isStopping,
       });
-      if (!deleted) return;
+      if (!pass) return;
       metrics.retentionPasses.inc();
+      const { deleted, createdPartitions, droppedPartitions } = pass;
       const total = Object.values(deleted).reduce((sum, count) => sum + count, 0);
       for (const [table, count] of Object.entries(deleted))
         if (count) metrics.retentionDeleted.inc({ table }, count);
-      if (total) logger.info("deleted data past retention", { ...deleted, ms: Date.now() - started });
+      for (const { name } of droppedPartitions)
+        metrics.retentionDroppedPartitions.inc({ table: parentOf(name) });
+      if (createdPartitions.length)
+        logger.info("created partitions ahead", { partitions: createdPartitions });
+      if (total || droppedPartitions.length)
+        logger.info("deleted data past retention", {
+          ...deleted,
+          droppedPartitions: droppedPartitions.map(({ name, rows }) => `${name} (about ${rows} rows)`),
+          ms: Date.now() - started,
+        });
     },
   });
+}
+
+/** carrier_receipts_p20261124 → carrier_receipts (metrics label by table, not by day). */
+function parentOf(partition: string): string {
+  return partition.replace(/_(p\d{8}|legacy)$/, "");
 }

@@ -1,5 +1,11 @@
 import crypto from "node:crypto";
-import { createDatabase, type Database } from "@sms/db";
+import {
+  createDatabase,
+  dayPartitionName,
+  ensureDayPartitions,
+  listPartitions,
+  type Database,
+} from "@sms/db";
 import { encodeUlid, newId } from "@sms/ids";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
 import { messageIdBound, runRetentionPass, type RetentionPolicy } from "./pass";
@@ -87,6 +93,10 @@ describe("retention pass (real PostgreSQL)", () => {
     ];
     const keptYoung = [await message(89, "delivered", true), await message(1, "delivered", true)];
 
+    // Receipts are dropped by whole day partitions. Model a database converted long ago: its
+    // partition of the rows from before the conversion is gone, and past days have their own.
+    await db.pool.query("DROP TABLE carrier_receipts_legacy");
+    await ensureDayPartitions(db.pool, "carrier_receipts", ago(50), now);
     const receipt = (days: number) =>
       db.pool.query(
         `INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, outcome, received_at)
@@ -168,14 +178,13 @@ describe("retention pass (real PostgreSQL)", () => {
     await inbound(91);
     const recentInbound = await inbound(89);
 
-    const deleted = await runRetentionPass(db.pool, POLICY, { batchSize: 2, maxPerTable: 1000, now });
+    const pass = await runRetentionPass(db.pool, POLICY, { batchSize: 2, maxPerTable: 1000, now });
 
-    expect(deleted).toMatchObject({
+    expect(pass!.deleted).toMatchObject({
       messages: 3,
       message_events: 4,
       message_segments: 2,
       otps: 3,
-      carrier_receipts: 2,
       outbox_events: 1,
       webhook_deliveries: 1,
       webhook_attempts: 2,
@@ -190,6 +199,20 @@ describe("retention pass (real PostgreSQL)", () => {
     expect(await ids("SELECT message_id AS id FROM otps")).toEqual([keptYoung[1]!]);
     expect(await ids("SELECT id FROM messages WHERE id = ANY('{" + gone.join(",") + "}')")).toEqual([]);
     expect(await ids("SELECT carrier_message_id AS id FROM carrier_receipts")).toEqual(["c29"]);
+    const dropped = pass!.droppedPartitions.map((p) => p.name);
+    expect(dropped).toEqual(
+      expect.arrayContaining([31, 45].map((d) => dayPartitionName("carrier_receipts", ago(d)))),
+    );
+    expect(dropped).not.toContain(dayPartitionName("carrier_receipts", ago(29)));
+    expect(dropped).toHaveLength(20); // days 50 to 31: every day wholly past the 30 days
+    // A week of partitions is kept ready ahead: here the pass made the one day between those
+    // made above and the migration's week.
+    expect(pass!.createdPartitions).toEqual([
+      dayPartitionName("carrier_receipts", new Date(now.getTime() + DAY)),
+    ]);
+    const names = (await listPartitions(db.pool, "carrier_receipts")).map((p) => p.name);
+    for (let d = 0; d <= 7; d++)
+      expect(names).toContain(dayPartitionName("carrier_receipts", new Date(now.getTime() + d * DAY)));
     expect(await ids("SELECT id FROM outbox_events")).toEqual(
       [unpublished, recentEvent, eventOfDelivery].sort(),
     );
@@ -206,16 +229,17 @@ describe("retention pass (real PostgreSQL)", () => {
 
     // Nothing left past retention: a second pass deletes nothing.
     const again = await runRetentionPass(db.pool, POLICY, { batchSize: 2, maxPerTable: 1000, now });
-    expect(Object.values(again!).every((count) => count === 0)).toBe(true);
+    expect(Object.values(again!.deleted).every((count) => count === 0)).toBe(true);
+    expect(again!.droppedPartitions).toEqual([]);
   });
 
   it("stops a table at maxPerTable and continues there on the next pass", async () => {
     for (let i = 0; i < 5; i++) await message(100 + i, "delivered");
     const first = await runRetentionPass(db.pool, POLICY, { batchSize: 2, maxPerTable: 3, now });
-    expect(first!.messages).toBeGreaterThanOrEqual(3);
-    expect(first!.messages).toBeLessThan(5);
+    expect(first!.deleted.messages).toBeGreaterThanOrEqual(3);
+    expect(first!.deleted.messages).toBeLessThan(5);
     const second = await runRetentionPass(db.pool, POLICY, { batchSize: 2, maxPerTable: 3, now });
-    expect(first!.messages! + second!.messages!).toBe(5);
+    expect(first!.deleted.messages! + second!.deleted.messages!).toBe(5);
   });
 
   it("keeps a kind for ever when its days are 0", async () => {
@@ -225,7 +249,7 @@ describe("retention pass (real PostgreSQL)", () => {
       { ...POLICY, messages: 0 },
       { batchSize: 10, maxPerTable: 100, now },
     );
-    expect(deleted!.messages).toBeUndefined();
+    expect(deleted!.deleted.messages).toBeUndefined();
     expect((await db.pool.query("SELECT 1 FROM messages")).rowCount).toBe(1);
   });
 
@@ -241,7 +265,7 @@ describe("retention pass (real PostgreSQL)", () => {
       other.release();
     }
     expect(
-      (await runRetentionPass(db.pool, POLICY, { batchSize: 10, maxPerTable: 100, now }))!.messages,
+      (await runRetentionPass(db.pool, POLICY, { batchSize: 10, maxPerTable: 100, now }))!.deleted.messages,
     ).toBe(1);
   });
 
@@ -272,7 +296,7 @@ describe("retention pass (real PostgreSQL)", () => {
       await other.query("BEGIN");
       await other.query("SELECT 1 FROM messages WHERE id = $1 FOR UPDATE", [held]);
       const deleted = await runRetentionPass(db.pool, POLICY, { batchSize: 10, maxPerTable: 100, now });
-      expect(deleted!.messages).toBe(1);
+      expect(deleted!.deleted.messages).toBe(1);
       expect(await ids("SELECT id FROM messages")).toEqual([held]);
       expect(free).not.toBe(held);
     } finally {

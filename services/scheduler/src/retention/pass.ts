@@ -1,6 +1,14 @@
 import type pg from "pg";
+import { dropPartitionsBefore, ensureDayPartitions, type DroppedPartition } from "@sms/db";
 import { encodeUlid } from "@sms/ids";
-import { INDEXED_BY_TIME_TABLES, RETENTION_TABLES, type RetentionKind, type RetentionTable } from "./tables";
+import {
+  INDEXED_BY_TIME_TABLES,
+  PARTITIONED_TABLES,
+  PARTITIONS_AHEAD_DAYS,
+  RETENTION_TABLES,
+  type RetentionKind,
+  type RetentionTable,
+} from "./tables";
 
 /** Days each kind of data is kept; 0 keeps it for ever (docs/operations.md#retention). */
 export type RetentionPolicy = Record<RetentionKind, number>;
@@ -15,13 +23,43 @@ export interface RetentionPassOptions {
   isStopping?: () => boolean;
 }
 
-/** Rows deleted by one pass, by table; null when another replica holds the retention lock. */
-export type RetentionPassResult = Record<string, number> | null;
+/** What one pass did; null when another replica holds the retention lock. */
+export type RetentionPassResult = {
+  /** Rows deleted, by table. */
+  deleted: Record<string, number>;
+  /** Day partitions created ahead. */
+  createdPartitions: string[];
+  /** Day partitions dropped past retention, with their estimated rows. */
+  droppedPartitions: DroppedPartition[];
+} | null;
 
 // One pass at a time across every scheduler replica: a second one would only fight over the same
 // pages. A session lock, not a transaction one, because a pass is many short transactions.
 const RETENTION_LOCK = "SELECT pg_try_advisory_lock(hashtextextended('sms.retention', 0)) AS locked";
 const RETENTION_UNLOCK = "SELECT pg_advisory_unlock(hashtextextended('sms.retention', 0))";
+
+function cutoffOf(policy: RetentionPolicy, kind: RetentionKind, now: Date): Date | null {
+  return policy[kind] > 0 ? new Date(now.getTime() - policy[kind] * DAY_MS) : null;
+}
+
+/** Keeps PARTITIONS_AHEAD_DAYS of day partitions ready, and drops the days wholly past retention. */
+async function maintainPartitions(
+  pool: pg.Pool,
+  policy: RetentionPolicy,
+  options: RetentionPassOptions,
+): Promise<{ createdPartitions: string[]; droppedPartitions: DroppedPartition[] }> {
+  const now = options.now ?? new Date();
+  const createdPartitions: string[] = [];
+  const droppedPartitions: DroppedPartition[] = [];
+  for (const { table, kind } of PARTITIONED_TABLES) {
+    if (options.isStopping?.()) break;
+    const ahead = new Date(now.getTime() + (PARTITIONS_AHEAD_DAYS + 1) * DAY_MS);
+    createdPartitions.push(...(await ensureDayPartitions(pool, table, now, ahead)));
+    const before = cutoffOf(policy, kind, now);
+    if (before) droppedPartitions.push(...(await dropPartitionsBefore(pool, table, before)));
+  }
+  return { createdPartitions, droppedPartitions };
+}
 
 const FINAL_STATUSES = "('delivered', 'failed', 'canceled')";
 const DAY_MS = 86_400_000;
@@ -43,8 +81,9 @@ export async function runRetentionPass(
   try {
     if (!(await client.query<{ locked: boolean }>(RETENTION_LOCK)).rows[0]!.locked) return null;
     const deleted = await deleteEverythingPast(client, policy, options);
+    const partitions = await maintainPartitions(pool, policy, options);
     await client.query(RETENTION_UNLOCK);
-    return deleted;
+    return { deleted, ...partitions };
   } catch (error) {
     broken = error as Error;
     throw error;
@@ -59,8 +98,7 @@ async function deleteEverythingPast(
   options: RetentionPassOptions,
 ): Promise<Record<string, number>> {
   const now = options.now ?? new Date();
-  const cutoff = (kind: RetentionKind) =>
-    policy[kind] > 0 ? new Date(now.getTime() - policy[kind] * DAY_MS) : null;
+  const cutoff = (kind: RetentionKind) => cutoffOf(policy, kind, now);
   const deleted: Record<string, number> = {};
   const add = (table: string, count: number) => (deleted[table] = (deleted[table] ?? 0) + count);
   const messagesCutoff = cutoff("messages");

@@ -1,3 +1,5 @@
+import type { DailyPartitionedTable } from "@sms/db";
+
 /**
  * What the retention job deletes, table by table (docs/operations.md#retention). Each entry is
  * read in key order (the primary key: a bigserial, or a `<prefix>_<ULID>` id, both in creation
@@ -27,7 +29,6 @@ export type RetentionKind = "messages" | "webhooks" | "outbox" | "receipts" | "s
 export const RETENTION_TABLES: readonly RetentionTable[] = [
   { table: "inbound_messages", key: "id", keyType: "text", time: "received_at", kind: "messages" },
   { table: "smpp_submits", key: "id", keyType: "text", time: "created_at", kind: "messages" },
-  { table: "carrier_receipts", key: "id", keyType: "bigint", time: "received_at", kind: "receipts" },
   // A delivery still pending is retried until the endpoint is disabled; never cut it short.
   {
     table: "webhook_deliveries",
@@ -79,3 +80,14 @@ export const INDEXED_BY_TIME_TABLES: readonly {
   { table: "dashboard_sessions", time: "expires_at", kind: "expired" },
   { table: "inbound_parts", time: "received_at", kind: "outbox" },
 ];
+
+/**
+ * Tables partitioned by day (docs/decisions.md#partitions): a pass keeps a week of partitions
+ * ahead and drops the days wholly past retention, so rows live between N and N + 1 days.
+ */
+export const PARTITIONED_TABLES: readonly { table: DailyPartitionedTable; kind: RetentionKind }[] = [
+  { table: "carrier_receipts", kind: "receipts" },
+];
+
+/** Days of partitions kept ready ahead of today. */
+export const PARTITIONS_AHEAD_DAYS = 7;

@@ -1,0 +1,116 @@
+import type pg from "pg";
+import { createTestWorld, type TestWorld } from "@sms/testing";
+import { dropPartitionsBefore, ensureDayPartitions, listPartitions } from "./partitions";
+
+const DAY = 86_400_000;
+const at = (iso: string) => new Date(iso);
+
+describe("day partitions of carrier_receipts (real PostgreSQL)", () => {
+  let world: TestWorld;
+  let db: pg.Pool;
+
+  beforeEach(async () => {
+    world = await createTestWorld();
+    db = world.pool(3);
+  });
+  afterEach(() => world.destroy());
+
+  const receipt = (receivedAt: Date, id = "c1") =>
+    db.query<{ partition: string }>(
+      `INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, outcome, received_at)
+       VALUES ('car_1', $1, 'delivered', 'unmatched', $2) RETURNING tableoid::regclass::text AS partition`,
+      [id, receivedAt],
+    );
+  const partitionOf = async (receivedAt: Date) => (await receipt(receivedAt)).rows[0]!.partition;
+
+  it("a migrated database has the partition of what came before, a week of days ahead and a default", async () => {
+    const partitions = await listPartitions(db, "carrier_receipts");
+    const legacy = partitions.find((p) => p.name === "carrier_receipts_legacy")!;
+    expect(legacy.from).toBeNull();
+    expect(legacy.to!.getTime() % DAY).toBe(0);
+    const days = partitions.filter((p) => /_p\d{8}$/.test(p.name));
+    expect(days).toHaveLength(7);
+    expect(days[0]!.from).toEqual(legacy.to);
+    for (const day of days) expect(day.to!.getTime() - day.from!.getTime()).toBe(DAY);
+    expect(partitions.filter((p) => p.isDefault).map((p) => p.name)).toEqual(["carrier_receipts_default"]);
+    // The id sequence belongs to the partitioned table, so dropping the old partition keeps it.
+    const owner = await db.query("SELECT pg_get_serial_sequence('carrier_receipts', 'id') AS seq");
+    expect(owner.rows[0].seq).toBe("public.carrier_receipts_id_seq");
+  });
+
+  it("creates the missing days across a month boundary, each row lands in its UTC day", async () => {
+    const created = await ensureDayPartitions(
+      db,
+      "carrier_receipts",
+      at("2031-01-30T15:00:00Z"),
+      at("2031-02-02T00:00:00Z"),
+    );
+    expect(created).toEqual([
+      "carrier_receipts_p20310130",
+      "carrier_receipts_p20310131",
+      "carrier_receipts_p20310201",
+    ]);
+    expect(await partitionOf(at("2031-01-31T23:59:59.999Z"))).toBe("carrier_receipts_p20310131");
+    expect(await partitionOf(at("2031-02-01T00:00:00.000Z"))).toBe("carrier_receipts_p20310201");
+    // A day with no partition yet goes to the default one: the insert never fails.
+    expect(await partitionOf(at("2031-02-05T12:00:00Z"))).toBe("carrier_receipts_default");
+    // Again: nothing new.
+    expect(
+      await ensureDayPartitions(
+        db,
+        "carrier_receipts",
+        at("2031-01-30T00:00:00Z"),
+        at("2031-02-02T00:00:00Z"),
+      ),
+    ).toEqual([]);
+  });
+
+  it("skips a day whose rows already went to the default partition, and creates the others", async () => {
+    await receipt(at("2031-03-02T08:00:00Z"));
+    const created = await ensureDayPartitions(
+      db,
+      "carrier_receipts",
+      at("2031-03-01T00:00:00Z"),
+      at("2031-03-04T00:00:00Z"),
+    );
+    expect(created).toEqual(["carrier_receipts_p20310301", "carrier_receipts_p20310303"]);
+    expect((await db.query("SELECT 1 FROM carrier_receipts_default")).rowCount).toBe(1);
+  });
+
+  it("drops exactly the days wholly before the cutoff, never the default", async () => {
+    await ensureDayPartitions(db, "carrier_receipts", at("2031-04-01T00:00:00Z"), at("2031-04-04T00:00:00Z"));
+    await receipt(at("2031-04-01T10:00:00Z"), "gone");
+    await receipt(at("2031-04-02T10:00:00Z"), "kept");
+    await receipt(at("2031-04-09T10:00:00Z"), "default");
+    const dropped = await dropPartitionsBefore(db, "carrier_receipts", at("2031-04-02T23:00:00Z"));
+    // Every partition up to 2031-04-02 00:00: the old one, the migration's week, April 1st.
+    expect(dropped.map((p) => p.name)).toContain("carrier_receipts_legacy");
+    expect(dropped.map((p) => p.name)).toContain("carrier_receipts_p20310401");
+    expect(dropped.map((p) => p.name)).not.toContain("carrier_receipts_p20310402");
+    const left = await db.query<{ id: string }>(
+      "SELECT carrier_message_id AS id FROM carrier_receipts ORDER BY 1",
+    );
+    expect(left.rows.map((r) => r.id)).toEqual(["default", "kept"]);
+    // New receipts still get ids after the old partition, which the sequence was made from, is gone.
+    expect((await receipt(at("2031-04-02T11:00:00Z"), "new")).rowCount).toBe(1);
+  });
+
+  it("gives way to a transaction holding the table instead of queueing every insert behind the drop", async () => {
+    await ensureDayPartitions(db, "carrier_receipts", at("2031-05-01T00:00:00Z"), at("2031-05-02T00:00:00Z"));
+    const holder = await db.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT 1 FROM carrier_receipts_p20310501 LIMIT 1");
+      const started = Date.now();
+      const dropped = await dropPartitionsBefore(db, "carrier_receipts", at("2031-05-02T00:00:00Z"));
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(dropped.map((p) => p.name)).not.toContain("carrier_receipts_p20310501");
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+    }
+    expect(
+      (await dropPartitionsBefore(db, "carrier_receipts", at("2031-05-02T00:00:00Z"))).map((p) => p.name),
+    ).toEqual(["carrier_receipts_p20310501"]);
+  });
+});

@@ -1,0 +1,56 @@
+import pg from "pg";
+import { dayPartitionName, ensureDayPartitions } from "@sms/db";
+import { createTestWorld, type TestWorld } from "@sms/testing";
+import { PENDING_RECEIPT_STATEMENTS } from "../src/pending-receipts";
+
+/*
+ * carrier_receipts is partitioned by day (docs/decisions.md#partitions): with 30 days kept, a
+ * look-up of unmatched receipts that read every day would probe 30 indexes. Each statement
+ * bounds the receive time, so PostgreSQL reads only the days an unmatched receipt can be in.
+ */
+const DAY = 86_400_000;
+
+interface PlanNode {
+  "Relation Name"?: string;
+  Plans?: PlanNode[];
+}
+const relationsOf = (node: PlanNode): string[] => [
+  ...(node["Relation Name"] ? [node["Relation Name"]] : []),
+  ...(node.Plans ?? []).flatMap(relationsOf),
+];
+
+let world: TestWorld;
+let pool: pg.Pool;
+const now = new Date();
+const ago = (days: number) => new Date(now.getTime() - days * DAY);
+
+beforeAll(async () => {
+  world = await createTestWorld();
+  pool = world.pool(2);
+  // A database converted long ago, with 30 past days of receipts.
+  await pool.query("DROP TABLE carrier_receipts_legacy");
+  await ensureDayPartitions(pool, "carrier_receipts", ago(30), now);
+});
+afterAll(() => world.destroy());
+
+async function daysRead(sql: string, values: unknown[]): Promise<string[]> {
+  const { rows } = await pool.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(
+    `EXPLAIN (FORMAT JSON) ${sql}`,
+    values,
+  );
+  return relationsOf(rows[0]!["QUERY PLAN"][0]!.Plan).filter((name) => name.startsWith("carrier_receipts_p"));
+}
+
+// The days older than the 3-day window and a day of margin: none of them may be read.
+const tooOld = () => Array.from({ length: 25 }, (_, i) => dayPartitionName("carrier_receipts", ago(5 + i)));
+
+it.each([
+  ["UNMATCHED_FOR_KEYS", () => [["car_1"], ["abc"], 3 * DAY]],
+  ["SWEEPABLE", () => [1000, 3 * DAY, 500]],
+  ["UNMATCHED_BY_ID", () => ["1", ago(1)]],
+  ["RECORD_OUTCOMES", () => [["1"], [ago(1)], ["applied"], [null], [null], ago(1)]],
+] as const)("%s reads only the days an unmatched receipt can be in", async (name, values) => {
+  const read = await daysRead(PENDING_RECEIPT_STATEMENTS[name], [...values()]);
+  expect(read.length).toBeGreaterThan(0);
+  expect(read.filter((partition) => tooOld().includes(partition))).toEqual([]);
+});
