@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type pg from "pg";
 import { splitMessage, type SmsPart } from "@sms/sms-encoding";
 import { EsmClass } from "@sms/smpp";
-import { notifyReceiptsStored } from "@sms/smpp-receipts";
+import { notifyReceiptsStored } from "@sms/customer-receipts";
 import type { StoredInbound } from "./store";
 
 /**
