@@ -13,7 +13,7 @@ import { hashSmppPassword } from "@sms/auth";
 import { hashPassword } from "@sms/passwords";
 import { newId } from "@sms/ids";
 import type { SmppReceiptJob } from "@sms/queues";
-import { notifyReceiptsStored, storeReceiptsFor } from "@sms/smpp-receipts";
+import { notifyReceiptsStored, storeReceiptsFor } from "@sms/customer-receipts";
 import { encodeGsm7 } from "@sms/sms-encoding";
 import { SmppClient, type SubmitSm } from "@sms/smpp";
 import { cpuSecondsMatching, cpuSecondsOf, machineCpu, machineLoad } from "./load-generator";

@@ -9,7 +9,7 @@ import {
   type WebhookBatch,
   type WebhookDeliverProducer,
 } from "@sms/queues";
-import { notifyReceiptsStored, storeReceiptsFor } from "@sms/smpp-receipts";
+import { notifyReceiptsStored, storeReceiptsFor } from "@sms/customer-receipts";
 import { isSubscribed, type OutboxRow } from "@sms/webhooks";
 import { CLAIM_EVENTS, INSERT_DELIVERIES } from "./relay.sql";
 

@@ -61,7 +61,7 @@ export async function sendKeywordAutoReply(
 }
 
 /**
- * The inbound path's hook (@sms/receipts InboundHook): a STOP or START changes the account's list,
+ * The inbound path's hook (@sms/carrier-receipts InboundHook): a STOP or START changes the account's list,
  * then any keyword the account set an auto-reply for is answered; both in the storing transaction.
  */
 export function keywordsOnInbound(options: PrepareOptions) {

@@ -27,7 +27,7 @@ const MAX_SUBMITS_PER_SECOND = 100_000;
 // The carriers table's CHECK: a year.
 const MAX_RECEIPT_WINDOW_HOURS = 8760;
 
-// The carriers table's CHECK (and @sms/receipts' ReceiptIdForm): how receipts quote our ids.
+// The carriers table's CHECK (and @sms/carrier-receipts' ReceiptIdForm): how receipts quote our ids.
 const RECEIPT_ID_FORMS = ["as_is", "hex", "decimal"] as const;
 type ReceiptIdForm = (typeof RECEIPT_ID_FORMS)[number];
 

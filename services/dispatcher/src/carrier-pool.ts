@@ -1,7 +1,7 @@
 import type { Carrier, PrismaClient } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { needsSealing, openCarrierPasswords, sealCarrierPassword, type SecretBox } from "@sms/secret-box";
-import type { DeliverSmHandler } from "@sms/receipts";
+import type { DeliverSmHandler } from "@sms/carrier-receipts";
 import { CarrierBindSets, connectionOptions, SmppClient, type BindType } from "@sms/smpp";
 import { carriersFor, type RouteEntry } from "./routing";
 

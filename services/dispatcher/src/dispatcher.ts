@@ -12,7 +12,7 @@ import {
 import { createPacer, createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
-import { createDeliverSmHandler } from "@sms/receipts";
+import { createDeliverSmHandler } from "@sms/carrier-receipts";
 import { keywordsOnInbound } from "@sms/suppressions";
 import { InFlight, orderedStop, registerWorker, settlesWithin, startLoop } from "@sms/service-runtime";
 import { Batcher } from "@sms/db";

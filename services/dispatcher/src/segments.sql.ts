@@ -2,7 +2,7 @@ import type pg from "pg";
 import { inTransaction, retryOnDeadlock } from "@sms/db";
 import { applyTransition, applyTransitions } from "@sms/message-state";
 import type { Priority } from "@sms/queues";
-import { matchPendingReceiptsFor, receiptLockKey } from "@sms/receipts";
+import { matchPendingReceiptsFor, receiptLockKey } from "@sms/carrier-receipts";
 
 export interface DispatchMessage {
   id: string;
@@ -167,7 +167,7 @@ async function recordSubmittedOnce(pool: pg.Pool, records: SubmitRecord[]): Prom
   await inTransaction(pool, async (client) => {
     await client.query({
       name: "dispatch-lock-ids",
-      // The same key as @sms/receipts' lockCarrierMessageId: carrier || ':' || id.
+      // The same key as @sms/carrier-receipts' lockCarrierMessageId: carrier || ':' || id.
       text: "SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n",
       values: [keys],
     });

@@ -1,7 +1,7 @@
 import type { RateLimiter } from "@sms/rate-limit";
 import type { SmsPart } from "@sms/sms-encoding";
 import { describeStatus, isOutcomeUnknown, NotBoundError, ResponseTimeoutError } from "@sms/smpp";
-import { receiptKeyForSubmit, type ReceiptIdForm } from "@sms/receipts";
+import { receiptKeyForSubmit, type ReceiptIdForm } from "@sms/carrier-receipts";
 import type { CarrierRow } from "./carrier-pool";
 import type { Admission } from "./carrier-health";
 import { encodeForCarrier, type Gsm7Encoding } from "./carrier-encoding";

@@ -1,6 +1,6 @@
 import { createDatabase, type Database } from "@sms/db";
 import { insertAccount, insertMessage } from "@sms/message-state/test/fixtures";
-import { applyReceipts } from "@sms/receipts";
+import { applyReceipts } from "@sms/carrier-receipts";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { markSubmitting, recordSubmitted } from "../src/segments.sql";
 

@@ -3,7 +3,12 @@ import { setTimeout as delay } from "node:timers/promises";
 import fc from "fast-check";
 import { createDatabase, type Database } from "@sms/db";
 import { insertAccount, insertMessage } from "@sms/message-state/test/fixtures";
-import { applyReceipts, receiptKeyForSubmit, sweepUnmatched, type ReceiptIdForm } from "@sms/receipts";
+import {
+  applyReceipts,
+  receiptKeyForSubmit,
+  sweepUnmatched,
+  type ReceiptIdForm,
+} from "@sms/carrier-receipts";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { markSubmitting, recordSubmitted } from "../src/segments.sql";
 

@@ -1,5 +1,5 @@
 import type { Logger } from "@sms/logger";
-import type { DeliverSmHandler } from "@sms/receipts";
+import type { DeliverSmHandler } from "@sms/carrier-receipts";
 import { CarrierBindSets, connectionOptions, SmppClient } from "@sms/smpp";
 import type { CarrierEndpoint } from "./carriers";
 

@@ -9,7 +9,7 @@ import {
   purgeStoredParts,
   sweepUnmatched,
   type InboundHook,
-} from "@sms/receipts";
+} from "@sms/carrier-receipts";
 import { InFlight, orderedStop, startLoop } from "@sms/service-runtime";
 import { keywordsOnInbound } from "@sms/suppressions";
 import { CarrierBinds } from "./carrier-binds";

@@ -3,7 +3,7 @@ import pg from "pg";
 import { createLogger } from "@sms/logger";
 import { CommandStatus, EsmClass, formatReceiptText, type DeliverSm } from "@sms/smpp";
 import { createTestWorld, freePort, type TestWorld } from "@sms/testing";
-import { createDeliverSmHandler as createHandler, type DeliverSmDeps } from "@sms/receipts";
+import { createDeliverSmHandler as createHandler, type DeliverSmDeps } from "@sms/carrier-receipts";
 import { INSTANCE_NAME } from "../src/instance";
 import { Metrics } from "../src/metrics";
 import { sampleValue } from "@sms/metrics";

@@ -2,14 +2,19 @@ import crypto from "node:crypto";
 import pg from "pg";
 import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
 import { createLogger } from "@sms/logger";
-import { lockCarrierMessageId, matchPendingReceipts, receiptKeyOf, type ReceiptResult } from "@sms/receipts";
+import {
+  lockCarrierMessageId,
+  matchPendingReceipts,
+  receiptKeyOf,
+  type ReceiptResult,
+} from "@sms/carrier-receipts";
 import {
   insertAccount,
   insertCarrier,
   insertMessage,
   insertSegment,
   type Db,
-} from "@sms/receipts/test/fixtures";
+} from "@sms/carrier-receipts/test/fixtures";
 import { SmppClient } from "@sms/smpp";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
 import { loadDlrIngestConfig } from "../src/config";

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { generateSecretToken, hashSecretToken } from "@sms/auth";
-import { insertCarrier } from "@sms/receipts/test/fixtures";
+import { insertCarrier } from "@sms/carrier-receipts/test/fixtures";
 import { startHarness, type Harness } from "./harness";
 
 let h: Harness;

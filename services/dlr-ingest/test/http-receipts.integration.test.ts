@@ -1,6 +1,6 @@
-import { sweepUnmatched } from "@sms/receipts";
+import { sweepUnmatched } from "@sms/carrier-receipts";
 import { formatReceiptText } from "@sms/smpp";
-import { readMessage, readReceipts } from "@sms/receipts/test/fixtures";
+import { readMessage, readReceipts } from "@sms/carrier-receipts/test/fixtures";
 import { RECEIPT_TOKEN, startHarness, type Harness } from "./harness";
 
 let h: Harness;

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
-import { applyReceipt } from "@sms/receipts";
-import { insertCarrier, insertMessage, insertSegment } from "@sms/receipts/test/fixtures";
+import { applyReceipt } from "@sms/carrier-receipts";
+import { insertCarrier, insertMessage, insertSegment } from "@sms/carrier-receipts/test/fixtures";
 import { sampleValue } from "@sms/metrics";
 import { waitFor } from "@sms/testing";
 import { createLogger } from "@sms/logger";

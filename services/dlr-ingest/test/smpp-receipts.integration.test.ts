@@ -1,5 +1,5 @@
 import pg from "pg";
-import { readMessage, readReceipts } from "@sms/receipts/test/fixtures";
+import { readMessage, readReceipts } from "@sms/carrier-receipts/test/fixtures";
 import { waitFor, withDatabase } from "@sms/testing";
 import { startHarness, type Harness } from "./harness";
 

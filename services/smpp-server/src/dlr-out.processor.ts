@@ -7,7 +7,7 @@ import {
   isFinalStatus,
   notifyReceiptsStored,
   storeReceiptsFor,
-} from "@sms/smpp-receipts";
+} from "@sms/customer-receipts";
 
 /** A final status whose submit records are not there (yet): the job fails and BullMQ retries it. */
 export class SubmitRecordMissingError extends Error {

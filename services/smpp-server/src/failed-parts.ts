@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { buildReceiptText, insertReceipts, wantsReceipt } from "@sms/smpp-receipts";
+import { buildReceiptText, insertReceipts, wantsReceipt } from "@sms/customer-receipts";
 import type { FailedPart } from "./concatenation.sql";
 
 /**

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { CommandStatus, MessageState, type Pdu, type ServerResponse } from "@sms/smpp";
-import { isFinalStatus, receiptState } from "@sms/smpp-receipts";
+import { isFinalStatus, receiptState } from "@sms/customer-receipts";
 
 interface SubmitStatusRow {
   status: string | null;

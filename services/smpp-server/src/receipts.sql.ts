@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { ReceiptRow } from "@sms/smpp-receipts";
+import type { ReceiptRow } from "@sms/customer-receipts";
 
 /** A receipt claimed for sending. */
 export interface ClaimedReceipt extends ReceiptRow {

@@ -19,7 +19,7 @@ import { storeFailedPartReceipts } from "./failed-parts";
 import { startListener } from "./listener";
 import { ServerMetrics } from "./metrics";
 import { createQueryHandler } from "./query.handler";
-import { RECEIPTS_CHANNEL } from "@sms/smpp-receipts";
+import { RECEIPTS_CHANNEL } from "@sms/customer-receipts";
 import { BINDS_CHANGED_CHANNEL, BindRevoker } from "./bind-revocations";
 import { InboundPump } from "./inbound-pump";
 import { ReceiptPump } from "./receipt-pump";

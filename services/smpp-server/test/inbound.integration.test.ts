@@ -1,4 +1,4 @@
-import { readInboundPdu, storeInboundPiece } from "@sms/receipts";
+import { readInboundPdu, storeInboundPiece } from "@sms/carrier-receipts";
 import { encodeUcs2 } from "@sms/sms-encoding";
 import { CommandStatus, type DeliverSm } from "@sms/smpp";
 import { waitFor } from "@sms/testing";

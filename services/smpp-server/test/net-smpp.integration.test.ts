@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import readline from "node:readline";
-import { readInboundPdu, storeInboundPiece } from "@sms/receipts";
+import { readInboundPdu, storeInboundPiece } from "@sms/carrier-receipts";
 import { waitFor } from "@sms/testing";
 import { startHarness, type Harness, type TestCustomer } from "./harness";
 

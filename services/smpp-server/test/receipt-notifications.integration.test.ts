@@ -1,7 +1,7 @@
 import { newId } from "@sms/ids";
 import { encodeGsm7 } from "@sms/sms-encoding";
 import type { DeliverSm } from "@sms/smpp";
-import { notifyReceiptsStored, storeReceiptsFor } from "@sms/smpp-receipts";
+import { notifyReceiptsStored, storeReceiptsFor } from "@sms/customer-receipts";
 import { waitFor } from "@sms/testing";
 import { startHarness, type Harness } from "./harness";
 

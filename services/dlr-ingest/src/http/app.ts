@@ -5,7 +5,7 @@ import type { Logger } from "@sms/logger";
 import type { Metrics } from "../metrics";
 import { ApiError } from "@sms/errors";
 import { assignRequestId, errorHandler, notFound } from "@sms/http-errors";
-import type { InboundIntake } from "@sms/receipts";
+import type { InboundIntake } from "@sms/carrier-receipts";
 import { inboundRoutes } from "./inbound.route";
 import { receiptRoutes } from "./receipts.route";
 

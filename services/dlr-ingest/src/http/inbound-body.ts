@@ -1,6 +1,6 @@
 import { ApiError } from "@sms/errors";
 import { z } from "@sms/config";
-import { addressOf, type InboundPiece } from "@sms/receipts";
+import { addressOf, type InboundPiece } from "@sms/carrier-receipts";
 import { parseBody } from "./parse-body";
 import { encodeGsm7, encodeUcs2, isGsm7 } from "@sms/sms-encoding";
 

@@ -1,7 +1,7 @@
 import express, { type Router } from "express";
 import type pg from "pg";
 import { ApiError } from "@sms/errors";
-import type { InboundIntake } from "@sms/receipts";
+import type { InboundIntake } from "@sms/carrier-receipts";
 import type { Metrics } from "../metrics";
 import { requireCarrierInboundToken } from "./carrier-token";
 import { readInboundBody } from "./inbound-body";

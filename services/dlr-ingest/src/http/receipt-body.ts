@@ -1,7 +1,7 @@
 import { ApiError } from "@sms/errors";
 import { parseBody as parse } from "./parse-body";
 import { z } from "@sms/config";
-import { doneDateHasSeconds } from "@sms/receipts";
+import { doneDateHasSeconds } from "@sms/carrier-receipts";
 import { parseReceiptDate, parseReceiptText, stateFromStat, type ReceiptState } from "@sms/smpp";
 
 /** The JSON form of an HTTP receipt; unknown fields are ignored (carriers add their own). */

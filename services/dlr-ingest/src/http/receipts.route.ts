@@ -1,7 +1,7 @@
 import express, { type Router } from "express";
 import type pg from "pg";
 import { ApiError } from "@sms/errors";
-import { applyReceipt } from "@sms/receipts";
+import { applyReceipt } from "@sms/carrier-receipts";
 import { INSTANCE_NAME } from "../instance";
 import { carrierExists } from "../carriers";
 import type { Metrics } from "../metrics";

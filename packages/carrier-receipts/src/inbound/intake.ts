@@ -1,13 +1,8 @@
 import type pg from "pg";
 import { Batcher, retryOnDeadlock } from "@sms/db";
 import type { InboundPiece } from "./read-pdu";
-import {
-  storeInboundPiece,
-  storeWholeInbounds,
-  type InboundHook,
-  type InboundOutcome,
-  type StoredInbound,
-} from "./store";
+import { storeInboundPiece, storeWholeInbounds, type InboundOutcome } from "./store";
+import type { InboundHook, StoredInbound } from "./stored-inbound";
 
 /** Where every inbound message enters, whichever way the carrier delivered it (SMPP or HTTP). */
 export interface InboundIntake {

@@ -3,28 +3,7 @@ import { inTransaction } from "@sms/db";
 import { assembleText, type StoredPart } from "./assemble";
 import type { InboundFlag, InboundPiece } from "./read-pdu";
 import { insertInboundMessages } from "./insert-messages";
-
-/** An inbound message as stored (inbound_messages), handed to the hook. */
-export interface StoredInbound {
-  id: string;
-  /** null: nobody owns the destination number. */
-  accountId: string | null;
-  carrierId: string;
-  from: string;
-  to: string;
-  text: string;
-  encoding: string;
-  segments: number;
-  flags: InboundFlag[];
-  receivedAt: Date;
-}
-
-/**
- * Runs inside the transaction that stores an inbound message, before the commit (and so before
- * the carrier is acknowledged): what it writes lands with the message or not at all. The opt-out
- * keywords (STOP/START: docs/decisions.md#opt-out) are wired here.
- */
-export type InboundHook = (client: pg.PoolClient, message: StoredInbound) => Promise<void>;
+import type { InboundHook, StoredInbound } from "./stored-inbound";
 
 /** duplicate: a message posted again with a carrier message id already stored (HTTP intake). */
 export type InboundOutcome = "assigned" | "unassigned" | "part_waiting" | "duplicate_part" | "duplicate";

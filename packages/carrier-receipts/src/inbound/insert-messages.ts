@@ -2,7 +2,7 @@ import type pg from "pg";
 import { newId } from "@sms/ids";
 import type { AssembledText } from "./assemble";
 import { queueForSmppBinds } from "./smpp-forward";
-import type { InboundHook, StoredInbound } from "./store";
+import type { InboundHook, StoredInbound } from "./stored-inbound";
 
 /** An inbound message to store: its text assembled, its destination not yet looked up. */
 export interface NewInbound {

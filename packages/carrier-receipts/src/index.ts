@@ -51,7 +51,6 @@ export {
   purgeStoredParts,
   storeInboundPiece,
   storeWholeInbounds,
-  type InboundHook,
   type InboundOutcome,
-  type StoredInbound,
 } from "./inbound/store";
+export type { InboundHook, StoredInbound } from "./inbound/stored-inbound";

@@ -2,8 +2,8 @@ import crypto from "node:crypto";
 import type pg from "pg";
 import { splitMessage, type SmsPart } from "@sms/sms-encoding";
 import { EsmClass } from "@sms/smpp";
-import { notifyReceiptsStored } from "@sms/smpp-receipts";
-import type { StoredInbound } from "./store";
+import { notifyReceiptsStored } from "@sms/customer-receipts";
+import type { StoredInbound } from "./stored-inbound";
 
 /**
  * Queues an assigned inbound message for the account's SMPP receiver/transceiver binds, in the

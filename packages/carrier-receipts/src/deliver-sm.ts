@@ -6,7 +6,7 @@ import { applyReceipts, type ReceiptInput, type ReceiptResult } from "./apply-re
 import { doneDateHasSeconds } from "./done-date";
 import { readInboundPdu } from "./inbound/read-pdu";
 import { createInboundIntake, type InboundIntake } from "./inbound/intake";
-import type { InboundHook } from "./inbound/store";
+import type { InboundHook } from "./inbound/stored-inbound";
 
 /** Handles one deliver_sm of a carrier; deliver_sm_resp carries what it returns (or ESME_RX_T_APPN when it throws). */
 export type DeliverSmHandler = (carrierId: string, pdu: DeliverSm) => Promise<number | void>;
