@@ -1,3 +1,3 @@
 export { queueBoardRouter, locateBullBoardUi, type QueueBoardOptions } from "./queue-board";
 export { basicAuth, type BasicAuthOptions } from "./basic-auth";
-export { hashPassword, verifyPassword, isPasswordHash } from "@sms/passwords";
+export { hashPassword, verifyPassword, isPasswordHash } from "@sms/auth";
