@@ -8,7 +8,7 @@ import type { OtpService } from "@sms/otp";
 import { rateLimitMiddleware, type RateLimiter } from "@sms/rate-limit";
 import type { GatewayConfig } from "./config";
 import { ApiError, assignRequestId, errorHandler, notFound } from "@sms/errors";
-import { livenessRoutes, type ReadinessDependencies } from "@sms/health";
+import { livenessRoutes, type ReadinessDependencies } from "@sms/service-runtime";
 import { authenticate, authOf } from "./http/auth";
 import { idempotency } from "./http/idempotency";
 import { jsonBody, raiseBodyError } from "./http/json-body";

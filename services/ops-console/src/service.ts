@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import express from "express";
-import { healthRoutes, readinessChecks } from "@sms/health";
+import { healthRoutes, readinessChecks } from "@sms/service-runtime";
 import type { Logger } from "@sms/logger";
 import { MetricsRegistry, QueueMetrics } from "@sms/metrics";
 import { basicAuth, queueBoardRouter } from "@sms/queue-board";

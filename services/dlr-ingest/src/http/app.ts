@@ -1,6 +1,6 @@
 import express from "express";
 import type pg from "pg";
-import { healthRoutes, type ReadinessCheck } from "@sms/health";
+import { healthRoutes, type ReadinessCheck } from "@sms/service-runtime";
 import type { Logger } from "@sms/logger";
 import type { Metrics } from "../metrics";
 import { ApiError, assignRequestId, errorHandler, notFound } from "@sms/errors";
