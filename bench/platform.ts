@@ -5,7 +5,7 @@
 import crypto from "node:crypto";
 import type { ChildProcess } from "node:child_process";
 import pg from "pg";
-import { hashPassword } from "@sms/passwords";
+import { hashPassword } from "@sms/auth";
 import { startService, stopService } from "./support";
 
 /** What scripts/run-all.mjs starts, in its order, the carrier simulator aside. */

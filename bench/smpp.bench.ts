@@ -9,8 +9,7 @@
 //      writes them → deliver_sm), one more final event per accepted message (target ≥ 2,000/s).
 import crypto from "node:crypto";
 import pg from "pg";
-import { hashSmppPassword } from "@sms/auth";
-import { hashPassword } from "@sms/passwords";
+import { hashPassword, hashSmppPassword } from "@sms/auth";
 import { newId } from "@sms/ids";
 import type { SmppReceiptJob } from "@sms/queues";
 import { notifyReceiptsStored, storeReceiptsFor } from "@sms/customer-receipts";

@@ -8,7 +8,7 @@ export {
   type AuthContext,
   type SqlClient,
 } from "./api-key-directory";
-export { hashPassword, verifyPassword, decoyPasswordHash } from "@sms/passwords";
+export * from "./passwords";
 export * from "./smpp-passwords";
 export { resetSmppPassword } from "./smpp-credentials";
 export {

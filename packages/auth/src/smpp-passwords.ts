@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { decoyPasswordHash, hashPassword, verifyPassword } from "@sms/passwords";
+import { decoyPasswordHash, hashPassword, verifyPassword } from "./passwords";
 
 /** SMPP 3.4 §4.1.1: system_id is at most 15 octets, password at most 8 (C-Octet strings of 16 and 9). */
 export const SMPP_SYSTEM_ID_MAX = 15;

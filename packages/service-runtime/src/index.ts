@@ -4,3 +4,4 @@ export { closeWorkerWithin, type ClosableWorker } from "./close-worker";
 export { InFlight } from "./in-flight";
 export { orderedStop, type ShutdownBound, type StopStep } from "./ordered-stop";
 export { registerWorker, type RegisteredWorker, type WorkerInstrumentation } from "./register-worker";
+export * from "./health";

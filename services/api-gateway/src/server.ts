@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import { startHealthServer } from "@sms/health";
+import { startHealthServer } from "@sms/service-runtime";
 import type { Logger } from "@sms/logger";
 import { buildApp } from "./app";
 import type { GatewayConfig } from "./config";

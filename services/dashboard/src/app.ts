@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from "express";
-import { livenessRoutes } from "@sms/health";
+import { livenessRoutes } from "@sms/service-runtime";
 import { HttpMetrics } from "@sms/metrics";
 import type { DashboardDeps } from "./deps";
 import { NotFoundError, sendPage } from "./http";

@@ -1,12 +1,11 @@
 import type { Server } from "node:http";
 import { createDatabase } from "@sms/db";
-import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import { MetricsRegistry } from "@sms/metrics";
 import { createWebhookDeliverProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
-import { orderedStop, settlesWithin, startLoop } from "@sms/service-runtime";
+import { orderedStop, settlesWithin, startHealthServer, startLoop } from "@sms/service-runtime";
 import { WebhookEndpoints } from "@sms/webhooks";
 import { createWebhookSender } from "@sms/webhooks";
 import { buildApp } from "./app";

@@ -1,5 +1,4 @@
 import { createDatabase } from "@sms/db";
-import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import {
   createDispatchProducer,
@@ -14,7 +13,14 @@ import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { createDeliverSmHandler } from "@sms/carrier-receipts";
 import { keywordsOnInbound } from "@sms/suppressions";
-import { InFlight, orderedStop, registerWorker, settlesWithin, startLoop } from "@sms/service-runtime";
+import {
+  InFlight,
+  orderedStop,
+  registerWorker,
+  settlesWithin,
+  startHealthServer,
+  startLoop,
+} from "@sms/service-runtime";
 import { Batcher } from "@sms/db";
 import { CarrierHealthStore } from "@sms/carrier-health";
 import { CarrierPool } from "./carrier-pool";

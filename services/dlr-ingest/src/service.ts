@@ -1,6 +1,5 @@
 import type { Server } from "node:http";
 import { createDatabase } from "@sms/db";
-import { readinessChecks } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import {
   completeTimedOutGroups,
@@ -10,7 +9,7 @@ import {
   sweepUnmatched,
   type InboundHook,
 } from "@sms/carrier-receipts";
-import { InFlight, orderedStop, startLoop } from "@sms/service-runtime";
+import { InFlight, orderedStop, readinessChecks, startLoop } from "@sms/service-runtime";
 import { keywordsOnInbound } from "@sms/suppressions";
 import { CarrierBinds } from "./carrier-binds";
 import { createSecretBox } from "@sms/secret-box";

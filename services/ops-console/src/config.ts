@@ -1,5 +1,5 @@
 import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
-import { isPasswordHash } from "@sms/queue-board";
+import { isPasswordHash } from "@sms/auth";
 
 const OpsConsoleSettings = z.object({
   REDIS_URL: commonSettings.REDIS_URL,

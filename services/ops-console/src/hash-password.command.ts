@@ -1,4 +1,4 @@
-import { hashPassword } from "@sms/queue-board";
+import { hashPassword } from "@sms/auth";
 
 /**
  * `main.js hash-password`: reads the password from stdin (so it stays out of the shell

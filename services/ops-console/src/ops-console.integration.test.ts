@@ -1,8 +1,8 @@
 import http from "node:http";
+import { hashPassword } from "@sms/auth";
 import { CarrierHealthStore, nextTransition } from "@sms/carrier-health";
 import { createLogger } from "@sms/logger";
 import { sampleValue } from "@sms/metrics";
-import { hashPassword } from "@sms/queue-board";
 import { openQueue, QUEUES } from "@sms/queues";
 import { createRedis, type Redis } from "@sms/redis";
 import { createTestWorld, type TestWorld } from "@sms/testing";

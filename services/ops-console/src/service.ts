@@ -1,12 +1,12 @@
 import type { Server } from "node:http";
 import express from "express";
-import { healthRoutes, readinessChecks } from "@sms/health";
+import { healthRoutes, readinessChecks } from "@sms/service-runtime";
 import type { Logger } from "@sms/logger";
 import { MetricsRegistry, QueueMetrics } from "@sms/metrics";
-import { basicAuth, queueBoardRouter } from "@sms/queue-board";
 import { openQueue, QUEUES } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { carrierHealthRouter } from "./carrier-health.page";
+import { basicAuth, queueBoardRouter } from "./queue-board";
 import type { OpsConsoleConfig } from "./config";
 
 export interface RunningOpsConsole {

@@ -1,8 +1,7 @@
-import { startHealthServer } from "@sms/health";
 import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import type { OtpServiceConfig } from "./config";
-import { orderedStop, settlesWithin } from "@sms/service-runtime";
+import { orderedStop, settlesWithin, startHealthServer } from "@sms/service-runtime";
 import { OtpServiceMetrics } from "./metrics";
 import { startSweep } from "./sweep";
 

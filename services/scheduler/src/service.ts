@@ -1,4 +1,3 @@
-import { startHealthServer } from "@sms/health";
 import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { DispatchOutbox } from "@sms/message-acceptance";
@@ -6,7 +5,7 @@ import { startOutboxRelay } from "@sms/outbox-relay";
 import { createDispatchProducer, createSmppReceiptProducer, createWebhookDeliverProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import type { SchedulerConfig } from "./config";
-import { orderedStop, settlesWithin } from "@sms/service-runtime";
+import { orderedStop, settlesWithin, startHealthServer } from "@sms/service-runtime";
 import { SchedulerMetrics } from "./metrics";
 import { startExpirySweeps } from "./expiry";
 import { startMessageCountsFold } from "./message-counts";

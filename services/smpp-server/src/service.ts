@@ -1,11 +1,10 @@
 import { createDatabase, listenForNotifications } from "@sms/db";
-import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import { createAcceptance } from "@sms/message-acceptance";
 import { createDispatchProducer, QUEUES, SmppReceiptJob, type Job } from "@sms/queues";
 import { createRateLimiter } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
-import { orderedStop, registerWorker, startLoop } from "@sms/service-runtime";
+import { orderedStop, registerWorker, startHealthServer, startLoop } from "@sms/service-runtime";
 import { CommandStatus } from "@sms/smpp";
 import { AccountDirectory } from "./accounts";
 import { createBindAuthenticator } from "./bind-authenticator";

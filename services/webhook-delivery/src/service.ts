@@ -1,10 +1,9 @@
 import { createDatabase } from "@sms/db";
-import { startHealthServer } from "@sms/health";
 import type { Logger } from "@sms/logger";
 import { createWebhookDeliverProducer, QUEUES, type Job, type WebhookDeliverJob } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
-import { orderedStop, registerWorker } from "@sms/service-runtime";
+import { orderedStop, registerWorker, startHealthServer } from "@sms/service-runtime";
 import { WebhookEndpoints } from "@sms/webhooks";
 import { createWebhookSender } from "@sms/webhooks";
 import type { WebhookDeliveryConfig } from "./config";

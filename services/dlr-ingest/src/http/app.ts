@@ -1,10 +1,9 @@
 import express from "express";
 import type pg from "pg";
-import { healthRoutes, type ReadinessCheck } from "@sms/health";
+import { healthRoutes, type ReadinessCheck } from "@sms/service-runtime";
 import type { Logger } from "@sms/logger";
 import type { Metrics } from "../metrics";
-import { ApiError } from "@sms/errors";
-import { assignRequestId, errorHandler, notFound } from "@sms/http-errors";
+import { ApiError, assignRequestId, errorHandler, notFound } from "@sms/errors";
 import type { InboundIntake } from "@sms/carrier-receipts";
 import { inboundRoutes } from "./inbound.route";
 import { receiptRoutes } from "./receipts.route";

@@ -39,18 +39,15 @@ export function queueBoardRouter(options: QueueBoardOptions): Router {
 /**
  * The @bull-board/ui folder. Bull Board finds it with require.resolve from its own
  * file, which fails inside our esbuild bundle (services/ops-console/dist); so we look
- * from this package's folder both where the source runs (tests) and where the bundle
- * sits in the workspace (the image keeps the workspace's node_modules).
+ * from this file's folder, which is inside the ops console's package both where the
+ * source runs (tests) and where the bundle runs (dist/; the image keeps the workspace's
+ * node_modules above it).
  */
 export function locateBullBoardUi(): string {
-  const anchors = [__dirname, path.resolve(__dirname, "../../../packages/queue-board")];
-  for (const anchor of anchors) {
-    try {
-      const api = require.resolve("@bull-board/api", { paths: [anchor] });
-      return path.dirname(require.resolve("@bull-board/ui/package.json", { paths: [path.dirname(api)] }));
-    } catch {
-      // not from here: try the next anchor
-    }
+  try {
+    const api = require.resolve("@bull-board/api", { paths: [__dirname] });
+    return path.dirname(require.resolve("@bull-board/ui/package.json", { paths: [path.dirname(api)] }));
+  } catch {
+    throw new Error("@bull-board/ui not found; set OPS_CONSOLE_UI_PATH to its folder");
   }
-  throw new Error("@bull-board/ui not found; set OPS_CONSOLE_UI_PATH to its folder");
 }

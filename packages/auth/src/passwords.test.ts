@@ -1,4 +1,4 @@
-import { decoyPasswordHash, hashPassword, verifyPassword } from ".";
+import { decoyPasswordHash, hashPassword, verifyPassword } from "./passwords";
 
 describe("passwords (scrypt)", () => {
   it("verifies the password it hashed and nothing else; a salt makes two hashes differ", async () => {

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
-import { ApiError, isDependencyOutage, toErrorBody } from "@sms/errors";
+import { ApiError, isDependencyOutage, toErrorBody } from "../api-error";
 import type { Logger } from "@sms/logger";
 
 /** What a service tells its clients in the errors whose wording depends on the service. */

@@ -1,3 +1,2 @@
 export { queueBoardRouter, locateBullBoardUi, type QueueBoardOptions } from "./queue-board";
 export { basicAuth, type BasicAuthOptions } from "./basic-auth";
-export { hashPassword, verifyPassword, isPasswordHash } from "@sms/passwords";

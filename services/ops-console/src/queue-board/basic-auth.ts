@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type { RequestHandler } from "express";
-import { verifyPassword } from "@sms/passwords";
+import { verifyPassword } from "@sms/auth";
 import { FailureThrottle } from "./failure-throttle";
 
 export interface BasicAuthOptions {

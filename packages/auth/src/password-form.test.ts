@@ -1,4 +1,4 @@
-import { hashPassword, isPasswordHash, verifyPassword } from ".";
+import { hashPassword, isPasswordHash, verifyPassword } from "./passwords";
 
 describe("password hashes: form and verification", () => {
   it("verifies the password it hashed and nothing else; each hash has its own salt", async () => {
