@@ -330,13 +330,19 @@ describe("the gateway during PostgreSQL and Redis outages (private servers)", ()
       const pending = send(gw!);
       let early: Response | undefined;
       void pending.then((answer) => (early = answer));
-      // Blocked by our session: pg_stat_activity's query text is unreliable for prepared statements.
+      // A session waiting for a row of accounts in this database: the first waiter holds the row's
+      // tuple lock while its NOT granted lock is on our transaction id (no database there), later
+      // ones wait on the tuple lock itself. pg_locks is server-wide, hence the database.
       await waitFor(
         async () => {
           // An answer before the wait would mean the acceptance never reached the row: say what it was.
           if (early) throw new Error(`answered ${early.status} ${JSON.stringify(early.body)} instead`);
           const { rows } = await locker.query<{ waiting: number }>(
-            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))",
+            `SELECT count(*)::int AS waiting FROM pg_locks waiting
+             JOIN pg_locks row_lock ON row_lock.pid = waiting.pid
+             WHERE NOT waiting.granted AND row_lock.locktype = 'tuple'
+               AND row_lock.relation = 'accounts'::regclass
+               AND row_lock.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
           );
           return rows[0]!.waiting > 0;
         },

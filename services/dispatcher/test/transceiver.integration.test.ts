@@ -72,6 +72,7 @@ describe("a transceiver-only carrier", () => {
       // The simulator's magic number for an UNDELIV receipt.
       { to: "+14155550001", expect: "failed" },
     ];
+    const acknowledgedBefore = w.simulator.stats().receipts.acknowledged;
     const sent = [];
     for (const item of plan) sent.push({ ...item, id: (await w.send(item.to, `trx ${item.to}`)).id });
     for (const message of sent)
@@ -83,6 +84,11 @@ describe("a transceiver-only carrier", () => {
     // One receipt each, applied at once (never left unmatched), stored by this dispatcher.
     expect(rows.map((r) => r.message_id).sort()).toEqual(sent.map((m) => m.id).sort());
     expect(rows.every((r) => r.outcome === "applied" && r.received_by === THIS_PROCESS)).toBe(true);
+    // The status is visible once the receipt's transaction commits, before the handler counts it;
+    // the deliver_sm_resp goes out after the counters, so the carrier's acks prove they are there.
+    await waitFor(() => w.simulator.stats().receipts.acknowledged >= acknowledgedBefore + plan.length, {
+      what: "the carrier's acks of the three receipts",
+    });
     const text = await scrape();
     expect(sampleValue(text, "sms_dlr_deliver_sm_total", { kind: "receipt", carrier_id: "trx" })).toBe(3);
     expect(sampleValue(text, "sms_dlr_receipts_total", { source: "smpp", outcome: "applied" })).toBe(3);
