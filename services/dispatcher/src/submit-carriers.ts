@@ -27,7 +27,7 @@ type SegmentOutcome =
 /**
  * Submits the segments `seqs` on the first candidate that takes them all. Moves on to the next
  * candidate only while no part of the message is with the current one (accepted, or fate
- * unknown: docs/decisions.md#failover): when its breaker is open, when it is not bound, when it
+ * unknown: docs/decisions.md#unknown-fate): when its breaker is open, when it is not bound, when it
  * refuses the route (a destination refusal or a route-specific permanent error), or when it keeps
  * answering throttled or temporary errors. A refusal no later carrier turned into an acceptance
  * fails the message; carrier trouble everywhere has it retried later.

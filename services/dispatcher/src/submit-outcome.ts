@@ -16,8 +16,8 @@ const ROUTE_REFUSALS = new Set<number>([
   CommandStatus.ESME_RINVSRCADR,
   CommandStatus.ESME_RINVSRCTON,
 ]);
-// Permanent for this carrier, not for the message (docs/operations.md#failover): this carrier
-// failed it or does not offer what it needs; the next route is tried before the message fails.
+// Permanent for this carrier, not for the message (docs/operations.md#failover-and-carrier-health):
+// this carrier failed it or does not offer what it needs; the next route is tried before the message fails.
 // Unlike a route refusal they count against the carrier's health.
 export const ROUTE_SPECIFIC_FAILURES = new Set<number>([
   CommandStatus.ESME_RSUBMITFAIL,
