@@ -26,3 +26,4 @@ export { promoteDueScheduled, type PromoteOptions, type PromotedMessage } from "
 export type { Queryable } from "./queryable";
 export { acceptedEventPayload, STATUS_EVENT_PAYLOAD_SQL, type AcceptedMessage } from "./status-event";
 export * from "./counts";
+export * from "./export";
