@@ -12,8 +12,7 @@
 // Target (issue 23): overview ≤ 50 ms.
 import pg from "pg";
 // Relative: the code as the dashboard and the scheduler run it, without a workspace dependency.
-import { foldMessageCounts } from "../packages/message-counts/src";
-import { applyTransitions } from "../packages/message-state/src";
+import { applyTransitions, foldMessageCounts } from "../packages/message-state/src";
 import { loadOverview } from "../services/dashboard/src/data/overview";
 import { freshDatabase } from "./support";
 

@@ -15,7 +15,7 @@ const SERVICES = [
   "dlr-ingest",
   "scheduler",
   "webhook-delivery",
-  "otp",
+  "otp-sweeper",
   "smpp-server",
   "dashboard",
   "ops-console",
@@ -86,7 +86,7 @@ export async function startPlatform(options: {
     "dlr-ingest": {},
     scheduler: {},
     "webhook-delivery": web,
-    otp: {},
+    "otp-sweeper": {},
     "smpp-server": { HOST: "127.0.0.1", SMPP_PORT: String(options.base + 12) },
     dashboard: { ...web, DASHBOARD_SECURE_COOKIES: "false" },
     "ops-console": {

@@ -1,7 +1,7 @@
 // pnpm bench:smpp — one customer transceiver bind with a window of 100 against the built
 // smpp-server, with the rest of the platform running as `npm start` runs it (carrier
 // simulator, dispatcher, dlr-ingest, scheduler with the outbox relay doing the work;
-// gateway, webhook-delivery, otp, dashboard and ops-console idle). Prints:
+// gateway, webhook-delivery, otp-sweeper, dashboard and ops-console idle). Prints:
 //   1. submit_sm answered ESME_ROK per second (target ≥ 5,000/s);
 //   2. receipts returned to the customer per second as they come back through the
 //      pipeline (dispatcher → simulator → dlr-ingest → outbox relay → smpp-server);
@@ -47,7 +47,7 @@ async function startIdleServices(common: Record<string, string>) {
   const settings: Record<string, Record<string, string>> = {
     "api-gateway": { HOST: "127.0.0.1" },
     "webhook-delivery": web,
-    otp: {},
+    "otp-sweeper": {},
     dashboard: { ...web, DASHBOARD_SECURE_COOKIES: "false" },
     "ops-console": {
       HOST: "127.0.0.1",
@@ -103,9 +103,9 @@ async function main(): Promise<void> {
   );
   await db.query("INSERT INTO routes (id, prefix, carrier_id, priority) VALUES ('rte_all', '+', 'sim', 0)");
 
-  // Everything `npm start` runs; the gateway, webhook-delivery, otp, dashboard and ops-console have
+  // Everything `npm start` runs; the gateway, webhook-delivery, otp-sweeper, dashboard and ops-console have
   // no work here but run their loops (reconcilers, sweeps, metrics) as they would.
-  const idle = ["api-gateway", "webhook-delivery", "otp", "dashboard", "ops-console"];
+  const idle = ["api-gateway", "webhook-delivery", "otp-sweeper", "dashboard", "ops-console"];
   const names = ALONE
     ? ["smpp-server"]
     : ["carrier-simulator", "dlr-ingest", "dispatcher", "scheduler", ...idle, "smpp-server"];

@@ -63,13 +63,13 @@ describe("the Kubernetes manifests (deploy/k8s)", () => {
     it("a missing probe, PodDisruptionBudget or scaler is named", async () => {
       edit("dispatcher.yaml", (text) => text.replace(/readinessProbe:/, "notAProbe:"));
       edit("webhook-delivery.yaml", (text) => text.replace(/kind: PodDisruptionBudget/, "kind: Nope"));
-      edit("otp.yaml", (text) => text.split("\n---\napiVersion: autoscaling/v2")[0]!);
+      edit("otp-sweeper.yaml", (text) => text.split("\n---\napiVersion: autoscaling/v2")[0]!);
       const { code, report } = await check(path.join(copy, "base"));
       expect(code).toBe(1);
       const problems = Object.values(report)[0]!.problems.join("\n");
       expect(problems).toMatch(/dispatcher: no readinessProbe/);
       expect(problems).toMatch(/webhook-delivery: no PodDisruptionBudget/);
-      expect(problems).toMatch(/otp: no HorizontalPodAutoscaler or ScaledObject/);
+      expect(problems).toMatch(/otp-sweeper: no HorizontalPodAutoscaler or ScaledObject/);
     });
 
     it("a service behind the ingress that does not trust its proxy hop is named", async () => {

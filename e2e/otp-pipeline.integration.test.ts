@@ -162,7 +162,7 @@ it("a wrong code is refused and leaves the right one working", async () => {
   expect((await verify(otpId, code)).body).toMatchObject({ verified: true, attempts_remaining: 3 });
 });
 
-it("the right code fails once the OTP has expired, and the OTP service marks it expired", async () => {
+it("the right code fails once the OTP has expired, and the otp-sweeper marks it expired", async () => {
   const { otpId, code } = await sendAndReceive("+14155552673", "expiry", { expiry: 30 });
   await gw.db.pool.query("UPDATE otps SET expires_at = now() - interval '1 ms' WHERE id = $1", [otpId]);
   expectError(await verify(otpId, code), 410, "OTP_EXPIRED");

@@ -8,7 +8,7 @@ import { createRedis } from "@sms/redis";
 import { loadSchedulerConfig } from "@sms/scheduler";
 import { startScheduler, type RunningScheduler } from "@sms/scheduler";
 import { waitFor } from "@sms/testing";
-import { createHarness, type Harness } from "@sms/otp-service/test/harness";
+import { createHarness, type Harness } from "@sms/otp-sweeper/test/harness";
 import { metricValue } from "@sms/metrics";
 
 // docs/README.md#nothing-accepted-is-lost, docs/otp.md#the-sms: losing Redis loses no accepted OTP SMS. The sealed
@@ -74,7 +74,7 @@ describe("an OTP SMS after a Redis flush (real PostgreSQL, Redis, scheduler, dis
       logger,
     );
     await waitFor(() => (dispatcher!.carriers.status().sim?.bound ?? 0) > 0, { what: "carrier bind" });
-    // The OTP service runs beside them and must leave a pending OTP's SMS alone.
+    // The otp-sweeper runs beside them and must leave a pending OTP's SMS alone.
     const otpService = await h.start();
     scheduler = await startScheduler(
       loadSchedulerConfig({

@@ -151,7 +151,7 @@ describe("READMEs", () => {
 
   it("finds the service READMEs (the check is not vacuous)", () => {
     expect(readmes).toEqual(
-      expect.arrayContaining(["services/dispatcher/README.md", "services/otp/README.md"]),
+      expect.arrayContaining(["services/dispatcher/README.md", "services/otp-sweeper/README.md"]),
     );
   });
 

@@ -25,7 +25,7 @@ ORDER BY expires_at
 LIMIT $1
 FOR NO KEY UPDATE SKIP LOCKED`;
 
-/** What an expired message is told (the OTP service says the same of an OTP's SMS). */
+/** What an expired message is told (the otp-sweeper says the same of an OTP's SMS). */
 const EXPIRED = {
   errorCode: "EXPIRED",
   errorMessage: "The validity period ended before the message reached a carrier.",

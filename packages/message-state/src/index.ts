@@ -25,3 +25,5 @@ export {
 export { promoteDueScheduled, type PromoteOptions, type PromotedMessage } from "./promote-due";
 export type { Queryable } from "./queryable";
 export { acceptedEventPayload, STATUS_EVENT_PAYLOAD_SQL, type AcceptedMessage } from "./status-event";
+export * from "./counts";
+export * from "./export";

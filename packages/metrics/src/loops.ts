@@ -89,7 +89,7 @@ export class SchedulerLoopMetrics {
   }
 }
 
-/** The OTP service's sweep. */
+/** The otp-sweeper's sweep. */
 export class OtpSweepMetrics {
   readonly sweeps: Counter;
   readonly sweepErrors: Counter;

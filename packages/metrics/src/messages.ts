@@ -1,4 +1,4 @@
-import { countPlatformStatuses } from "@sms/message-counts";
+import { countPlatformStatuses } from "@sms/message-state";
 import { Counter, Gauge } from "prom-client";
 import type { MetricsRegistry } from "./registry";
 import { withinScrapeBudget } from "./scrape-time";

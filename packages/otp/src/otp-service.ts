@@ -254,7 +254,7 @@ export class OtpService {
   }
 }
 
-/** A pending OTP past its expiry is expired, whether or not the OTP service has marked it yet. */
+/** A pending OTP past its expiry is expired, whether or not the otp-sweeper has marked it yet. */
 export function effectiveStatus(otp: Pick<OtpRecord, "status" | "expiresAt">, now = new Date()): OtpStatus {
   return otp.status === "pending" && otp.expiresAt <= now ? "expired" : otp.status;
 }

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
-import { foldMessageCounts } from "@sms/message-counts";
+import { foldMessageCounts } from "@sms/message-state";
 import { startLoop, type Loop } from "@sms/service-runtime";
 import type { SchedulerMetrics } from "./metrics";
 

@@ -1,7 +1,7 @@
 import type { Router } from "express";
 import type pg from "pg";
 import { ApiError } from "@sms/errors";
-import { exportFileName, exportRangeProblem, writeMessageExport } from "@sms/message-export";
+import { exportFileName, exportRangeProblem, writeMessageExport } from "@sms/message-state";
 import { authOf, requirePermission } from "../http/auth";
 import { parseOrThrow } from "../http/validate";
 import { strictRouter } from "../http/strict-router";

@@ -1,4 +1,4 @@
-import { EXPORT_MAX_DAYS, exportRangeProblem, type ExportRange } from "@sms/message-export";
+import { EXPORT_MAX_DAYS, exportRangeProblem, type ExportRange } from "@sms/message-state";
 import { parseDay } from "./message-filters";
 
 const DAY_MS = 86_400_000;

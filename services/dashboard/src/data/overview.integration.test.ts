@@ -1,7 +1,6 @@
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
-import { foldMessageCounts } from "@sms/message-counts";
-import { applyTransitions, type MessageStatus } from "@sms/message-state";
+import { applyTransitions, foldMessageCounts, type MessageStatus } from "@sms/message-state";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { deliveryRate, loadOverview, toBuckets } from "./overview";
 

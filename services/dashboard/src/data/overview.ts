@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { countAccountHours, type HourCount } from "@sms/message-counts";
+import { countAccountHours, type HourCount } from "@sms/message-state";
 import type { HourBucket, ChartStatus } from "../views/chart";
 
 export interface Overview {

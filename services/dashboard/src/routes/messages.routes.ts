@@ -1,5 +1,5 @@
 import { Router } from "express";
-import { exportFileName, writeMessageExport } from "@sms/message-export";
+import { exportFileName, writeMessageExport } from "@sms/message-state";
 import { parseExportForm, type ParsedExportForm } from "../data/message-export-form";
 import { parseMessageFilters } from "../data/message-filters";
 import { findMessage, searchMessages } from "../data/messages";

@@ -1,6 +1,6 @@
 import type { MessageDetail, MessageRow } from "../data/messages";
 import { otpStatus, type OtpRow } from "../data/otps";
-import { EXPORT_MAX_DAYS } from "@sms/message-export";
+import { EXPORT_MAX_DAYS } from "@sms/message-state";
 import { defaultExportForm, type ParsedExportForm } from "../data/message-export-form";
 import { MESSAGE_STATUSES, type ParsedFilters } from "../data/message-filters";
 import type { Page } from "../pagination";

@@ -17,19 +17,19 @@ afterAll(async () => {
 async function launch(): Promise<{ service: ServiceProcess; port: number }> {
   // Small steps: the backlog takes many transactions, so the SIGTERM lands mid-sweep.
   return launchService(
-    "otp",
+    "otp-sweeper",
     { ...h.world.env, OTP_SWEEP_BATCH_SIZE: "20", OTP_SWEEP_INTERVAL_MS: "100" },
     processes,
   );
 }
 
 /**
- * SIGTERM to an otp process while it sweeps a backlog of expired OTPs whose SMS are still
+ * SIGTERM to an otp-sweeper process while it sweeps a backlog of expired OTPs whose SMS are still
  * queued: it ends the step in progress and exits 0 within 10 s; a fresh process sweeps the
- * rest. "Run twice to completion" for the otp service is an OTP SMS failed twice, i.e. its
+ * rest. "Run twice to completion" for the otp-sweeper is an OTP SMS failed twice, i.e. its
  * credit refunded twice: the balance ends where it started and each message has one refund.
  */
-describe("the otp service sent SIGTERM under load", () => {
+describe("the otp-sweeper sent SIGTERM under load", () => {
   it("exits 0 within 10 s, unready first; a fresh process fails every unsendable OTP SMS; no credit refunded twice", async () => {
     await h.db.pool.query("UPDATE accounts SET balance = 100000 WHERE id = $1", [h.accountId]);
     const before = await h.balance();
@@ -78,6 +78,6 @@ describe("the otp service sent SIGTERM under load", () => {
     );
     expect(refunds.rows).toHaveLength(TOTAL);
     expect(refunds.rows.filter((row) => row.n !== "1")).toEqual([]);
-    console.log(`otp: SIGTERM at ${atStop}/${TOTAL} failed, exited in ${stopped.elapsedMs} ms`);
+    console.log(`otp-sweeper: SIGTERM at ${atStop}/${TOTAL} failed, exited in ${stopped.elapsedMs} ms`);
   }, 120_000);
 });

@@ -6,7 +6,7 @@ import { createTestWorld, freePort, waitFor, type TestWorld } from "@sms/testing
 const BUNDLE = path.resolve(__dirname, "../dist/main.js");
 
 /** The built service as run-all and a container run it: start, JSON logs, SIGTERM, exit code. */
-describe("the otp service process (dist/main.js)", () => {
+describe("the otp-sweeper process (dist/main.js)", () => {
   let world: TestWorld;
   beforeAll(async () => {
     if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`pnpm build\` first`);
@@ -49,7 +49,7 @@ describe("the otp service process (dist/main.js)", () => {
         .filter((line) => line.trim());
       const entries = lines.map((line) => JSON.parse(line) as { message: string });
       expect(entries.map((e) => e.message)).toEqual(
-        expect.arrayContaining(["otp service started", "shutting down", "otp service stopped"]),
+        expect.arrayContaining(["otp-sweeper started", "shutting down", "otp-sweeper stopped"]),
       );
     } finally {
       proc.child.kill("SIGKILL");

@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { Logger } from "@sms/logger";
 import { expireDueOtps } from "@sms/otp";
 import { startLoop, type Loop } from "@sms/service-runtime";
-import type { OtpServiceMetrics } from "./metrics";
+import type { OtpSweeperMetrics } from "./metrics";
 import { failUnsendableOtpMessages } from "./unsendable";
 
 export interface SweepOptions {
@@ -19,7 +19,7 @@ export interface SweepOptions {
  */
 export function startSweep(
   pool: pg.Pool,
-  metrics: OtpServiceMetrics,
+  metrics: OtpSweeperMetrics,
   logger: Logger,
   options: SweepOptions,
 ): Loop {

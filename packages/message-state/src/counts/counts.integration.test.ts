@@ -1,16 +1,11 @@
 import fc from "fast-check";
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
-import {
-  allowedFrom,
-  applyTransitions,
-  expireOverdue,
-  MESSAGE_STATUSES,
-  promoteDueScheduled,
-  timeOutReceipts,
-  type MessageStatus,
-} from "@sms/message-state";
 import { createTestWorld, type TestWorld } from "@sms/testing";
+import { applyTransitions } from "../apply-transition";
+import { expireOverdue, timeOutReceipts } from "../expiry";
+import { promoteDueScheduled } from "../promote-due";
+import { allowedFrom, MESSAGE_STATUSES, type MessageStatus } from "../transitions";
 import { countAccountHours, countPlatformStatuses, foldMessageCounts, type HourCount } from "./index";
 
 const HOUR_MS = 3600_000;

@@ -1,7 +1,7 @@
 import { MetricsRegistry, OtpSweepMetrics } from "@sms/metrics";
 
-/** What the OTP service reports on /metrics: its sweep and the process. */
-export class OtpServiceMetrics extends OtpSweepMetrics {
+/** What the otp-sweeper reports on /metrics: its sweep and the process. */
+export class OtpSweeperMetrics extends OtpSweepMetrics {
   readonly registry: MetricsRegistry;
 
   constructor(registry = new MetricsRegistry()) {

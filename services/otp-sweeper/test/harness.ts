@@ -7,21 +7,21 @@ import { createDispatchProducer, type DispatchProducer } from "@sms/queues";
 import { createRedis, type Redis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { createTestWorld, type TestWorld } from "@sms/testing";
-import { loadOtpServiceConfig, type OtpServiceConfig } from "../src/config";
-import { startOtpService, type RunningOtpService } from "../src/service";
+import { loadOtpSweeperConfig, type OtpSweeperConfig } from "../src/config";
+import { startOtpSweeper, type RunningOtpSweeper } from "../src/service";
 
 /**
  * A private database and Redis prefix, an account with credits, the gateway's
  * OtpService (the real acceptance path: OTP row, message, credits, dispatch job), and
- * an OTP service factory.
+ * an otp-sweeper factory.
  */
 export interface Harness {
   world: TestWorld;
   db: Database;
   accountId: string;
   otp: OtpService;
-  config: OtpServiceConfig;
-  start(overrides?: Record<string, string>): Promise<RunningOtpService>;
+  config: OtpSweeperConfig;
+  start(overrides?: Record<string, string>): Promise<RunningOtpSweeper>;
   /** Sends an OTP as the gateway does; returns its ids. */
   send(phone: string, request?: Omit<SendOtpRequest, "phone">): Promise<{ otpId: string; messageId: string }>;
   /** Moves an OTP's expiry into the past (a test cannot wait 30 s, the shortest lifetime). */
@@ -71,7 +71,7 @@ export async function createHarness(): Promise<Harness> {
     },
     { hmacSecret: world.env.OTP_HMAC_SECRET!, maxAttempts: 5, senderId: "Verify" },
   );
-  const config = loadOtpServiceConfig({
+  const config = loadOtpSweeperConfig({
     ...world.env,
     PORT: "0",
     HOST: "127.0.0.1",
@@ -79,7 +79,7 @@ export async function createHarness(): Promise<Harness> {
     OTP_SWEEP_INTERVAL_MS: "100",
     SHUTDOWN_TIMEOUT_MS: "5000",
   });
-  const running: RunningOtpService[] = [];
+  const running: RunningOtpSweeper[] = [];
 
   return {
     world,
@@ -89,8 +89,8 @@ export async function createHarness(): Promise<Harness> {
     config,
     async start(overrides = {}) {
       const env = Object.fromEntries(Object.entries(config).map(([key, value]) => [key, String(value)]));
-      const service = await startOtpService(
-        loadOtpServiceConfig({ ...world.env, ...env, ...overrides }),
+      const service = await startOtpSweeper(
+        loadOtpSweeperConfig({ ...world.env, ...env, ...overrides }),
         logger,
       );
       running.push(service);

@@ -4,7 +4,7 @@ import { metricValue } from "@sms/metrics";
 import { failUnsendableOtpMessages } from "./unsendable";
 
 // No dispatcher runs here: every OTP SMS stays queued, as in a carrier outage.
-describe("otp service sweep (real PostgreSQL and Redis)", () => {
+describe("otp-sweeper sweep (real PostgreSQL and Redis)", () => {
   let h: Harness;
   beforeEach(async () => {
     h = await createHarness();
@@ -185,10 +185,10 @@ describe("otp service sweep (real PostgreSQL and Redis)", () => {
   });
 });
 
-/** Sessions of the OTP service waiting on a lock. */
+/** Sessions of the otp-sweeper waiting on a lock. */
 async function activeSweeps(h: Harness): Promise<number> {
   const { rows } = await h.db.pool.query(
-    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'otp' AND wait_event_type = 'Lock'",
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'otp-sweeper' AND wait_event_type = 'Lock'",
   );
   return rows[0].n;
 }

@@ -1,9 +1,9 @@
 import { ConfigError } from "@sms/config";
-import { loadOtpServiceConfig } from "./config";
+import { loadOtpSweeperConfig } from "./config";
 
-describe("otp service config", () => {
+describe("otp-sweeper config", () => {
   it("has the documented defaults", () => {
-    expect(loadOtpServiceConfig({})).toMatchObject({
+    expect(loadOtpSweeperConfig({})).toMatchObject({
       PORT: 3050,
       HOST: "0.0.0.0",
       OTP_SWEEP_INTERVAL_MS: 1000,
@@ -14,7 +14,7 @@ describe("otp service config", () => {
   });
 
   it("coerces numbers from the environment", () => {
-    expect(loadOtpServiceConfig({ OTP_SWEEP_INTERVAL_MS: "50", PORT: "0" })).toMatchObject({
+    expect(loadOtpSweeperConfig({ OTP_SWEEP_INTERVAL_MS: "50", PORT: "0" })).toMatchObject({
       OTP_SWEEP_INTERVAL_MS: 50,
       PORT: 0,
     });
@@ -22,8 +22,8 @@ describe("otp service config", () => {
 
   it("names every bad setting", () => {
     const bad = { OTP_SWEEP_INTERVAL_MS: "often", OTP_SWEEP_BATCH_SIZE: "0", DATABASE_URL: "not a url" };
-    expect(() => loadOtpServiceConfig(bad)).toThrow(ConfigError);
-    const message = String(captureError(() => loadOtpServiceConfig(bad)));
+    expect(() => loadOtpSweeperConfig(bad)).toThrow(ConfigError);
+    const message = String(captureError(() => loadOtpSweeperConfig(bad)));
     expect(message).toMatch(/OTP_SWEEP_INTERVAL_MS is invalid/);
     expect(message).toMatch(/OTP_SWEEP_BATCH_SIZE is invalid/);
     expect(message).toMatch(/DATABASE_URL is invalid/);

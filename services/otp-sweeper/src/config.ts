@@ -1,6 +1,6 @@
 import { commonSettings, envInt, loadConfig, z } from "@sms/config";
 
-const OtpServiceSettings = z.object({
+const OtpSweeperSettings = z.object({
   ...commonSettings,
   /** Port of /healthz, /readyz and /metrics. */
   PORT: envInt(3050, 0, 65535),
@@ -14,8 +14,8 @@ const OtpServiceSettings = z.object({
   SHUTDOWN_TIMEOUT_MS: envInt(10_000, 100, 120_000),
 });
 
-export type OtpServiceConfig = z.infer<typeof OtpServiceSettings>;
+export type OtpSweeperConfig = z.infer<typeof OtpSweeperSettings>;
 
-export function loadOtpServiceConfig(env: NodeJS.ProcessEnv = process.env): OtpServiceConfig {
-  return loadConfig(OtpServiceSettings, env);
+export function loadOtpSweeperConfig(env: NodeJS.ProcessEnv = process.env): OtpSweeperConfig {
+  return loadConfig(OtpSweeperSettings, env);
 }

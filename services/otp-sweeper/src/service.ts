@@ -1,14 +1,14 @@
 import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
-import type { OtpServiceConfig } from "./config";
+import type { OtpSweeperConfig } from "./config";
 import { orderedStop, settlesWithin, startHealthServer } from "@sms/service-runtime";
-import { OtpServiceMetrics } from "./metrics";
+import { OtpSweeperMetrics } from "./metrics";
 import { startSweep } from "./sweep";
 
-export interface RunningOtpService {
+export interface RunningOtpSweeper {
   /** Port of /healthz, /readyz and /metrics. */
   port: number;
-  metrics: OtpServiceMetrics;
+  metrics: OtpSweeperMetrics;
   /**
    * Graceful stop: not ready, end the sweep after its current step (bounded by
    * SHUTDOWN_TIMEOUT_MS), then close the database and the HTTP port. Every step is its
@@ -18,12 +18,12 @@ export interface RunningOtpService {
 }
 
 /** Starts the OTP sweep and the health port; used by main.ts and the tests. */
-export async function startOtpService(config: OtpServiceConfig, logger: Logger): Promise<RunningOtpService> {
+export async function startOtpSweeper(config: OtpSweeperConfig, logger: Logger): Promise<RunningOtpSweeper> {
   const database = createDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
-    applicationName: "otp",
+    applicationName: "otp-sweeper",
   });
-  const metrics = new OtpServiceMetrics();
+  const metrics = new OtpSweeperMetrics();
   let shuttingDown = false;
   // The sweep needs PostgreSQL only: the OTP's SMS goes through sms.dispatch from the
   // gateway's acceptance, never from here.
@@ -38,7 +38,7 @@ export async function startOtpService(config: OtpServiceConfig, logger: Logger):
     intervalMs: config.OTP_SWEEP_INTERVAL_MS,
     batchSize: config.OTP_SWEEP_BATCH_SIZE,
   });
-  logger.info("otp service started", { port: http.port });
+  logger.info("otp-sweeper started", { port: http.port });
 
   const stop = orderedStop({
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
@@ -62,7 +62,7 @@ export async function startOtpService(config: OtpServiceConfig, logger: Logger):
         },
       },
       { name: "health port", run: () => http.close() },
-      { name: "log", run: () => logger.info("otp service stopped") },
+      { name: "log", run: () => logger.info("otp-sweeper stopped") },
     ],
   });
   return { port: http.port, metrics, stop };
