@@ -5,7 +5,7 @@ export { CarrierHealthMetrics, type CarrierHealthReading } from "./carrier-healt
 export { SmppMetrics, SmppServerMetrics, type CarrierBindsReading, type CarrierBindType } from "./smpp";
 export { WebhookMetrics, type WebhookAttemptResult } from "./webhooks";
 export { RateLimitMetrics, type RateLimitReason } from "./rate-limit";
-export { OtpSweepMetrics, ReceiptIngestMetrics, counter, labeledCounter } from "./loops";
+export { ReceiptIngestMetrics, counter, labeledCounter } from "./loops";
 export { metricValue } from "./read";
 export { withinScrapeBudget } from "./scrape-time";
 export { parseExposition, sampleValue, type Sample } from "./exposition";

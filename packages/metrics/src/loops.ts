@@ -16,29 +16,6 @@ export function labeledCounter<L extends string>(
   return new Counter({ name, help, labelNames, registers: [metrics.registry] });
 }
 
-/** The OTP service's sweep. */
-export class OtpSweepMetrics {
-  readonly sweeps: Counter;
-  readonly sweepErrors: Counter;
-  readonly expired: Counter;
-  readonly messagesFailed: Counter;
-
-  constructor(metrics: MetricsRegistry) {
-    this.sweeps = counter(
-      metrics,
-      "sms_otp_sweeps_total",
-      "Sweeps run (expiry, then unsendable OTP messages)",
-    );
-    this.sweepErrors = counter(metrics, "sms_otp_sweep_errors_total", "Sweeps that failed");
-    this.expired = counter(metrics, "sms_otp_expired_total", "Pending OTPs marked expired");
-    this.messagesFailed = counter(
-      metrics,
-      "sms_otp_messages_failed_total",
-      "Queued OTP messages failed because their OTP can no longer be verified",
-    );
-  }
-}
-
 /** Carrier receipts taken in by dlr-ingest. */
 export class ReceiptIngestMetrics {
   readonly deliverSm: Counter<"kind" | "carrier_id">;
