@@ -1,7 +1,6 @@
 export { MetricsRegistry, METRIC_PREFIX } from "./registry";
 export { HttpMetrics, NO_ROUTE, CLIENT_CLOSED } from "./http";
 export { QueueMetrics, QUEUE_STATES, type ObservableWorker, type JobCountsSource } from "./queues";
-export { CarrierHealthMetrics, type CarrierHealthReading } from "./carrier-health";
 export { SmppMetrics, SmppServerMetrics, type CarrierBindsReading, type CarrierBindType } from "./smpp";
 export { WebhookMetrics, type WebhookAttemptResult } from "./webhooks";
 export { RateLimitMetrics, type RateLimitReason } from "./rate-limit";
