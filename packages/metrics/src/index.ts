@@ -2,7 +2,6 @@ export { MetricsRegistry, METRIC_PREFIX } from "./registry";
 export { HttpMetrics, NO_ROUTE, CLIENT_CLOSED } from "./http";
 export { QueueMetrics, QUEUE_STATES, type ObservableWorker, type JobCountsSource } from "./queues";
 export { SmppMetrics, type CarrierBindsReading, type CarrierBindType } from "./smpp";
-export { WebhookMetrics, type WebhookAttemptResult } from "./webhooks";
 export { RateLimitMetrics, type RateLimitReason } from "./rate-limit";
 export { ReceiptIngestMetrics, counter, labeledCounter } from "./loops";
 export { metricValue } from "./read";
