@@ -65,15 +65,26 @@ export function repositoryServices(root) {
     });
 }
 
-/** Metric names defined anywhere in the metrics package (its source), for the scalers' queries. */
+/**
+ * Metric names defined in the shared metrics package or in a service (metrics used by one
+ * service live in it), read from their sources, for the scalers' queries.
+ */
 export function definedMetricNames(root) {
-  const dir = path.join(root, "packages", "metrics", "src");
-  if (!existsSync(dir)) return new Set();
+  const servicesDir = path.join(root, "services");
+  const dirs = [
+    path.join(root, "packages", "metrics", "src"),
+    ...(existsSync(servicesDir)
+      ? readdirSync(servicesDir).map((name) => path.join(servicesDir, name, "src"))
+      : []),
+  ].filter((dir) => existsSync(dir));
   const names = new Set();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))) {
-    for (const match of readFileSync(path.join(dir, file), "utf8").matchAll(/["'`](sms_[a-z0-9_]+)["'`]/g))
-      names.add(match[1]);
-  }
+  for (const dir of dirs)
+    for (const file of readdirSync(dir, { recursive: true }).filter(
+      (f) => f.endsWith(".ts") && !f.endsWith(".test.ts"),
+    )) {
+      for (const match of readFileSync(path.join(dir, file), "utf8").matchAll(/["'`](sms_[a-z0-9_]+)["'`]/g))
+        names.add(match[1]);
+    }
   return names;
 }
 

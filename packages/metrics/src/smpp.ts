@@ -1,4 +1,4 @@
-import { Counter, Gauge } from "prom-client";
+import { Gauge } from "prom-client";
 import type { MetricsRegistry } from "./registry";
 
 /** One carrier's binds of one type as this process sees them now. */
@@ -17,7 +17,7 @@ export interface CarrierBindsReading {
 /** The kinds of carrier bind: transmitters and transceivers carry submits, receivers and transceivers receipts. */
 export type CarrierBindType = "transmitter" | "receiver" | "transceiver";
 
-/** SMPP binds toward carriers (dispatcher, dlr-ingest) and from customers (smpp-server). */
+/** SMPP binds toward carriers (dispatcher, dlr-ingest). */
 export class SmppMetrics {
   readonly carrierBinds: Gauge<"carrier_id" | "bind_type" | "state">;
   readonly windowOutstanding: Gauge<"carrier_id">;
@@ -77,44 +77,5 @@ export class SmppMetrics {
   /** Reads the carriers' binds of one type at every scrape. */
   watchCarrierBinds(bindType: CarrierBindType, read: () => CarrierBindsReading[]): void {
     this.readers.set(bindType, read);
-  }
-}
-
-/** The customer-facing SMPP server (smpp-server). */
-export class SmppServerMetrics {
-  readonly binds: Gauge;
-  readonly bindRequests: Counter<"outcome">;
-  readonly submits: Counter<"outcome">;
-  readonly receipts: Counter<"outcome">;
-
-  /** @param openBinds customer binds open on this process, read at scrape time */
-  constructor(metrics: MetricsRegistry, openBinds: () => number) {
-    const registers = [metrics.registry];
-    this.binds = new Gauge({
-      name: "sms_smpp_server_binds",
-      help: "Customer binds open on this process",
-      registers,
-      collect() {
-        this.set(openBinds());
-      },
-    });
-    this.bindRequests = new Counter({
-      name: "sms_smpp_server_bind_requests_total",
-      help: "Customer bind requests: outcome accepted or refused (any refusal status)",
-      labelNames: ["outcome"],
-      registers,
-    });
-    this.submits = new Counter({
-      name: "sms_smpp_server_submits_total",
-      help: "Customer submit_sm answered: outcome accepted (ESME_ROK), throttled (refused by the account's request rate or daily quota) or refused (any other error)",
-      labelNames: ["outcome"],
-      registers,
-    });
-    this.receipts = new Counter({
-      name: "sms_smpp_server_receipts_total",
-      help: "Receipts sent to customers as deliver_sm: outcome delivered (acknowledged), refused (error status) or unanswered",
-      labelNames: ["outcome"],
-      registers,
-    });
   }
 }

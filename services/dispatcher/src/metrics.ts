@@ -1,6 +1,5 @@
 import type { BreakerState } from "@sms/carrier-health";
 import {
-  CarrierHealthMetrics,
   labeledCounter,
   MetricsRegistry,
   QueueMetrics,
@@ -10,6 +9,7 @@ import {
 import type { Priority } from "@sms/queues";
 import type { CarrierPool } from "./carrier-pool";
 import type { CarrierHealth, SubmitResult } from "./carrier-health";
+import { CarrierHealthMetrics } from "./carrier-health-metrics";
 import type { BatchOutcome } from "./dispatch-batch.processor";
 
 /** What the dispatcher reports on /metrics: the dispatch workers, carrier binds and windows, the process. */

@@ -1,10 +1,44 @@
-import {
-  MetricsRegistry,
-  QueueMetrics,
-  RateLimitMetrics,
-  SmppServerMetrics,
-  type RateLimitReason,
-} from "@sms/metrics";
+import { MetricsRegistry, QueueMetrics, RateLimitMetrics, type RateLimitReason } from "@sms/metrics";
+import { Counter, Gauge } from "prom-client";
+
+/** The customer-facing SMPP server (smpp-server). */
+export class SmppServerMetrics {
+  readonly binds: Gauge;
+  readonly bindRequests: Counter<"outcome">;
+  readonly submits: Counter<"outcome">;
+  readonly receipts: Counter<"outcome">;
+
+  /** @param openBinds customer binds open on this process, read at scrape time */
+  constructor(metrics: MetricsRegistry, openBinds: () => number) {
+    const registers = [metrics.registry];
+    this.binds = new Gauge({
+      name: "sms_smpp_server_binds",
+      help: "Customer binds open on this process",
+      registers,
+      collect() {
+        this.set(openBinds());
+      },
+    });
+    this.bindRequests = new Counter({
+      name: "sms_smpp_server_bind_requests_total",
+      help: "Customer bind requests: outcome accepted or refused (any refusal status)",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.submits = new Counter({
+      name: "sms_smpp_server_submits_total",
+      help: "Customer submit_sm answered: outcome accepted (ESME_ROK), throttled (refused by the account's request rate or daily quota) or refused (any other error)",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.receipts = new Counter({
+      name: "sms_smpp_server_receipts_total",
+      help: "Receipts sent to customers as deliver_sm: outcome delivered (acknowledged), refused (error status) or unanswered",
+      labelNames: ["outcome"],
+      registers,
+    });
+  }
+}
 
 /** What the smpp-server reports on /metrics: customer binds, submits, receipts, the smpp.dlr-out worker. */
 export class ServerMetrics {

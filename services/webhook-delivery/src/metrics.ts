@@ -1,4 +1,52 @@
-import { MetricsRegistry, QueueMetrics, WebhookMetrics } from "@sms/metrics";
+import { MetricsRegistry, QueueMetrics } from "@sms/metrics";
+import { Counter, Histogram } from "prom-client";
+
+/** What the instrumentation reads of a webhook attempt's result. */
+export interface WebhookAttemptResult {
+  outcome: "success" | "gone" | "failure";
+  statusCode: number | null;
+  latencyMs: number;
+}
+
+/** Webhook POSTs made by this process (webhook-delivery). */
+export class WebhookMetrics {
+  readonly attempts: Counter<"outcome" | "status_class">;
+  readonly attemptDuration: Histogram<"outcome">;
+
+  constructor(metrics: MetricsRegistry) {
+    const registers = [metrics.registry];
+    this.attempts = new Counter({
+      name: "sms_webhook_attempts_total",
+      help: "Webhook POSTs by outcome (success: 2xx; gone: 410, the endpoint is disabled; failure: anything else, retried) and status class (2xx…5xx, or none: timeout, refused, blocked address)",
+      labelNames: ["outcome", "status_class"],
+      registers,
+    });
+    this.attemptDuration = new Histogram({
+      name: "sms_webhook_attempt_duration_seconds",
+      help: "Time from connecting to the customer's endpoint to its answer (or the failure), by outcome",
+      labelNames: ["outcome"],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers,
+    });
+  }
+
+  /** Counts one attempt. */
+  record(result: WebhookAttemptResult): void {
+    const statusClass = result.statusCode === null ? "none" : `${Math.floor(result.statusCode / 100)}xx`;
+    this.attempts.inc({ outcome: result.outcome, status_class: statusClass });
+    this.attemptDuration.observe({ outcome: result.outcome }, result.latencyMs / 1000);
+  }
+
+  /** The same sender, counting every attempt it makes. */
+  instrumentSender<S extends { send(request: never): Promise<WebhookAttemptResult> }>(sender: S): S {
+    const send = (async (request: never) => {
+      const result = await sender.send(request);
+      this.record(result);
+      return result;
+    }) as S["send"];
+    return { ...sender, send };
+  }
+}
 
 /** What webhook-delivery reports on /metrics: the webhook.deliver worker, every attempt's outcome, the process. */
 export class WebhookDeliveryMetrics {

@@ -1,5 +1,5 @@
+import type { MetricsRegistry } from "@sms/metrics";
 import { Counter, Gauge } from "prom-client";
-import type { MetricsRegistry } from "./registry";
 
 /** One carrier's breaker as every dispatcher replica shares it (@sms/carrier-health). */
 export interface CarrierHealthReading {

@@ -1,7 +1,6 @@
 import { countPlatformStatuses } from "@sms/message-state";
+import { withinScrapeBudget, type MetricsRegistry } from "@sms/metrics";
 import { Counter, Gauge } from "prom-client";
-import type { MetricsRegistry } from "./registry";
-import { withinScrapeBudget } from "./scrape-time";
 
 /** Statuses a message leaves again (docs/messages.md#states); the final ones only ever grow and are not counted here. */
 export const OPEN_STATUSES = ["scheduled", "queued", "sent"] as const;
