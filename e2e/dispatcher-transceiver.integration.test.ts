@@ -4,9 +4,9 @@ import { createLogger } from "@sms/logger";
 import { sampleValue } from "@sms/metrics";
 import { BindError, CommandStatus, SmppClient, type BindType } from "@sms/smpp";
 import { waitFor } from "@sms/testing";
-import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
-import { startDlrIngest } from "../../dlr-ingest/src/service";
-import { startDispatchWorld, type DispatchWorld } from "./harness";
+import { loadDlrIngestConfig } from "@sms/dlr-ingest";
+import { startDlrIngest } from "@sms/dlr-ingest";
+import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/harness";
 
 /**
  * Issue 18 item 1 over real SMPP: a carrier that knows only transceiver binds (Kannel's default,
