@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { buildOpenApiDocument } from "../../../services/api-gateway/src/openapi";
+import { buildOpenApiDocument } from "@sms/api-gateway";
 // @ts-expect-error: plain ESM script shared with scripts/generate.mjs, no types
 import { renderSchema } from "../scripts/render-schema.mjs";
 

@@ -1,5 +1,5 @@
 // @sms/testing is not a dependency of this package (it would be a cycle in spirit): reach its source.
-import { startRedisCluster, type TestRedisCluster } from "../../testing/src";
+import { startRedisCluster, type TestRedisCluster } from "@sms/testing";
 import { createRedis, deleteKeys, scanKeys, type Redis } from "./index";
 
 describe("createRedis on a Redis Cluster (three local masters)", () => {

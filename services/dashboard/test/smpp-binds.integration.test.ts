@@ -1,6 +1,6 @@
 import { hashPassword } from "@sms/auth";
 import { createRedis, type Redis } from "@sms/redis";
-import { BindLeases } from "../../smpp-server/src/bind-leases";
+import { BindLeases } from "@sms/smpp-server";
 import { countOpenBinds } from "../src/data/smpp";
 import { Client, startTestDashboard, type TestDashboard } from "./harness";
 

@@ -14,11 +14,11 @@ import {
   expectCleanStop,
 } from "@sms/testing";
 // The dispatcher and the acceptance path put messages with the carrier, so receipts flow.
-import { createAcceptance, type Acceptance } from "../../../packages/message-acceptance/src";
-import { createDispatchProducer } from "../../../packages/queues/src";
-import { createRedis, type Redis } from "../../../packages/redis/src";
-import { loadDispatcherConfig } from "../../dispatcher/src/config";
-import { startDispatcher, type RunningDispatcher } from "../../dispatcher/src/dispatcher";
+import { createAcceptance, type Acceptance } from "@sms/message-acceptance";
+import { createDispatchProducer } from "@sms/queues";
+import { createRedis, type Redis } from "@sms/redis";
+import { loadDispatcherConfig } from "@sms/dispatcher";
+import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher";
 
 const TOTAL = 1500;
 

@@ -1,12 +1,12 @@
 import { generateSecret, signWebhook } from "@sms/webhook-signing";
-import { startTestGateway, type TestGateway } from "../../../services/api-gateway/test/harness";
+import { startTestGateway, type TestGateway } from "@sms/api-gateway/test/harness";
 import {
   createSmsClient,
   SmsApiError,
   verifyWebhook,
   WebhookVerificationError,
   type SmsClient,
-} from "./index";
+} from "@sms/client";
 
 let gw: TestGateway;
 beforeAll(async () => {

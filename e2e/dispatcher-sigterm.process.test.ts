@@ -17,8 +17,8 @@ import {
   seedSimulatorCarrier,
   expectCleanStop,
 } from "@sms/testing";
-import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
-import { startDlrIngest, type RunningDlrIngest } from "../../dlr-ingest/src/service";
+import { loadDlrIngestConfig } from "@sms/dlr-ingest";
+import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
 
 /** A simulator, dlr-ingest, and `total` accepted messages waiting in sms.dispatch. */
 interface Stage {

@@ -3,9 +3,9 @@ import { createLogger } from "@sms/logger";
 import { createDispatchProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { waitFor } from "@sms/testing";
-import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
-import { startDlrIngest, type RunningDlrIngest } from "../../dlr-ingest/src/service";
-import { startDispatchWorld, type DispatchWorld } from "./harness";
+import { loadDlrIngestConfig } from "@sms/dlr-ingest";
+import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
+import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/harness";
 
 /**
  * Issue 17 over real SMPP: our dispatcher and dlr-ingest against the carrier simulator playing

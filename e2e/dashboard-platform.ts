@@ -6,15 +6,15 @@ import { createLogger } from "@sms/logger";
 import { createSmppReceiptProducer, createWebhookDeliverProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
-import { startOutboxRelay } from "../../../packages/outbox-relay/src";
-import { startTestGateway, type TestGateway } from "../../api-gateway/test/harness";
-import { createCarrierSimulator } from "../../carrier-simulator/src/simulator";
-import { loadDispatcherConfig } from "../../dispatcher/src/config";
-import { startDispatcher } from "../../dispatcher/src/dispatcher";
-import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
-import { startDlrIngest } from "../../dlr-ingest/src/service";
-import { loadWebhookDeliveryConfig } from "../../webhook-delivery/src/config";
-import { startWebhookDelivery } from "../../webhook-delivery/src/service";
+import { startOutboxRelay } from "@sms/outbox-relay";
+import { startTestGateway, type TestGateway } from "@sms/api-gateway/test/harness";
+import { createCarrierSimulator } from "@sms/carrier-simulator";
+import { loadDispatcherConfig } from "@sms/dispatcher";
+import { startDispatcher } from "@sms/dispatcher";
+import { loadDlrIngestConfig } from "@sms/dlr-ingest";
+import { startDlrIngest } from "@sms/dlr-ingest";
+import { loadWebhookDeliveryConfig } from "@sms/webhook-delivery";
+import { startWebhookDelivery } from "@sms/webhook-delivery";
 
 export interface Platform {
   world: TestWorld;

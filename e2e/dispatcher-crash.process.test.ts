@@ -15,10 +15,10 @@ import {
   seedSendingAccount,
   seedSimulatorCarrier,
 } from "@sms/testing";
-import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
-import { startDlrIngest, type RunningDlrIngest } from "../../dlr-ingest/src/service";
+import { loadDlrIngestConfig } from "@sms/dlr-ingest";
+import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
 
-const BUNDLE = path.resolve(__dirname, "../dist/main.js");
+const BUNDLE = path.resolve(__dirname, "../services/dispatcher/dist/main.js");
 const TOTAL = 5000;
 
 /**

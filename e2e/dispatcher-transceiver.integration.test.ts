@@ -4,9 +4,9 @@ import { createLogger } from "@sms/logger";
 import { sampleValue } from "@sms/metrics";
 import { BindError, CommandStatus, SmppClient, type BindType } from "@sms/smpp";
 import { waitFor } from "@sms/testing";
-import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
-import { startDlrIngest } from "../../dlr-ingest/src/service";
-import { startDispatchWorld, type DispatchWorld } from "./harness";
+import { loadDlrIngestConfig } from "@sms/dlr-ingest";
+import { startDlrIngest } from "@sms/dlr-ingest";
+import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/harness";
 
 /**
  * Issue 18 item 1 over real SMPP: a carrier that knows only transceiver binds (Kannel's default,
@@ -28,6 +28,16 @@ afterAll(async () => {
 });
 
 const scrape = async () => (await fetch(`http://127.0.0.1:${w.dispatcher.port}/metrics`)).text();
+
+/** Writes to carrier_receipts in this test's database that wait for a lock on the table. */
+async function receiptWritesWaiting(): Promise<number> {
+  const { rows } = await w.db.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_locks
+      WHERE relation = 'carrier_receipts'::regclass AND NOT granted
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
+  return rows[0]!.n;
+}
 
 async function bindAs(bindType: BindType): Promise<unknown> {
   const client = new SmppClient({
@@ -107,8 +117,12 @@ describe("a transceiver-only carrier", () => {
       await waitFor(() => w.simulator.stats().receipts.sent > receiptsBefore.sent, {
         what: "the receipt's deliver_sm",
       });
-      // ...and stays unacknowledged while it cannot be stored (well past the 20 ms the rest takes).
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      // ...the dispatcher's write of it waits on the lock...
+      await waitFor(async () => (await receiptWritesWaiting()) > 0, {
+        what: "the receipt's write waiting on the lock",
+      });
+      // ...and it stays unacknowledged while it cannot be stored (an ack sent before the write
+      // would be at the simulator by now: it would have left first).
       const held = w.simulator.stats().receipts;
       expect(held.acknowledged).toBe(receiptsBefore.acknowledged);
       expect(held.pending).toBeGreaterThanOrEqual(1);
@@ -140,9 +154,10 @@ describe("a transceiver-only carrier", () => {
     );
     try {
       await dlr.refreshCarriers();
+      // A finished refresh round that holds no bind for the carrier: dlr-ingest creates a
+      // carrier's receiver binds in the round that finds it, so none was ever started and no
+      // refused bind (retried for ever) can come later.
       expect(dlr.binds.summary()).toEqual([{ carrierId: "trx", binds: 0, bound: 0 }]);
-      // A refused receiver bind would have been counted (and retried for ever).
-      await new Promise((resolve) => setTimeout(resolve, 300));
       expect(w.simulator.stats().bindsRefusedForType).toBe(refusedBefore);
     } finally {
       await dlr.stop();

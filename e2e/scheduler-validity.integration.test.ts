@@ -1,16 +1,16 @@
 import { createLogger } from "@sms/logger";
 import { waitFor } from "@sms/testing";
-import { createSecretBox } from "../../../packages/secret-box/src";
+import { createSecretBox } from "@sms/secret-box";
 import { WebhookEndpoints } from "@sms/webhooks";
-import { startDispatchWorld, type DispatchWorld } from "../../dispatcher/test/harness";
-import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
-import { startDlrIngest } from "../../dlr-ingest/src/service";
-import { loadWebhookDeliveryConfig } from "../../webhook-delivery/src/config";
-import { startWebhookDelivery } from "../../webhook-delivery/src/service";
-import { TEST_ENV } from "../../webhook-delivery/test/harness";
-import { startReceiver, type Receiver } from "../../webhook-delivery/test/receiver";
-import { loadSchedulerConfig } from "../src/config";
-import { startScheduler } from "../src/service";
+import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/harness";
+import { loadDlrIngestConfig } from "@sms/dlr-ingest";
+import { startDlrIngest } from "@sms/dlr-ingest";
+import { loadWebhookDeliveryConfig } from "@sms/webhook-delivery";
+import { startWebhookDelivery } from "@sms/webhook-delivery";
+import { TEST_ENV } from "@sms/webhook-delivery/test/harness";
+import { startReceiver, type Receiver } from "@sms/webhook-delivery/test/receiver";
+import { loadSchedulerConfig } from "@sms/scheduler";
+import { startScheduler } from "@sms/scheduler";
 
 /**
  * The end of a message's life (docs/messages.md#validity) through the whole pipeline: acceptance → dispatcher

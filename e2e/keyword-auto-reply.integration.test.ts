@@ -1,9 +1,9 @@
 import { createLogger } from "@sms/logger";
 import { DispatchOutbox } from "@sms/message-acceptance";
 import { waitFor } from "@sms/testing";
-import { loadDlrIngestConfig } from "../../dlr-ingest/src/config";
-import { startDlrIngest, type RunningDlrIngest } from "../../dlr-ingest/src/service";
-import { startDispatchWorld, type DispatchWorld } from "./harness";
+import { loadDlrIngestConfig } from "@sms/dlr-ingest";
+import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
+import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/harness";
 
 /**
  * Keyword auto-replies end to end over real SMPP (docs/api.md#keyword-auto-replies): a handset's

@@ -4,10 +4,10 @@ import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { hashPassword } from "@sms/auth";
 import { waitFor } from "@sms/testing";
-import { startReceiver, type Receiver } from "../../webhook-delivery/test/receiver";
-import { FIND_LOW_CONTRAST } from "./contrast";
-import { startTestDashboard, type TestAccount, type TestDashboard } from "./harness";
-import { startPlatform, type Platform } from "./pipeline";
+import { startReceiver, type Receiver } from "@sms/webhook-delivery/test/receiver";
+import { FIND_LOW_CONTRAST } from "./dashboard-contrast";
+import { startTestDashboard, type TestAccount, type TestDashboard } from "@sms/dashboard/test/harness";
+import { startPlatform, type Platform } from "./dashboard-platform";
 
 // The customer's way through the dashboard in a real headless Chromium, against the real
 // platform: sign in, set a webhook and receive its test event, create a key and send with it
@@ -15,7 +15,7 @@ import { startPlatform, type Platform } from "./pipeline";
 // CSRF) and the 360 px layout. Every page is saved as a screenshot.
 jest.setTimeout(180_000);
 
-const ARTIFACTS = path.resolve(__dirname, "../test-artifacts");
+const ARTIFACTS = path.resolve(__dirname, "../services/dashboard/test-artifacts");
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
   "--no-sandbox",
