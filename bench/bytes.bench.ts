@@ -4,7 +4,7 @@
 // webhooks per message: queued, sent, delivered). Once every webhook has arrived and every
 // service has stopped it runs VACUUM ANALYZE and prints, per table, the bytes per message
 // (pg_total_relation_size: heap, indexes and TOAST) and the rows inserted, updated and deleted
-// per message (pg_stat_user_tables, counted from after the setup). Target (issue 23): ≤ 1.5 KB
+// per message (pg_stat_user_tables, counted from after the setup). Target: ≤ 1.5 KB
 // per message in all tables.
 import os from "node:os";
 import { execFileSync } from "node:child_process";

@@ -1,6 +1,6 @@
 // pnpm bench:gateway — POST /v1/sms/send under load, and a 10,000-item bulk.
 // Gateway, PostgreSQL, Redis and the load generator share this machine.
-// Targets (issue 2): ≥ 3,000 accepted requests/s, p99 ≤ 50 ms, zero errors; bulk of 10,000 in ≤ 1 s.
+// Targets: ≥ 3,000 accepted requests/s, p99 ≤ 50 ms, zero errors; bulk of 10,000 in ≤ 1 s.
 import { cpuSecondsOf, machineLoad, postLoad } from "./load-generator";
 import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
 

@@ -3,7 +3,7 @@
 // binds) to dlr-ingest, which stores each one and its message.received outbox event; the
 // scheduler's relay and webhook-delivery POST them to a local receiver. Prints the rate (first
 // injection → last webhook), the integrity counts and the CPU per message of every process.
-// Target (issue 16): ≥ 2,000 inbound/s end to end, 0 lost, 0 duplicated.
+// Target: ≥ 2,000 inbound/s end to end, 0 lost, 0 duplicated.
 //
 //   BENCH_INBOUND     messages (10,000)     BENCH_INBOUND_CHUNK  messages per control call (1,000)
 import os from "node:os";

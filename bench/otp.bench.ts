@@ -1,6 +1,6 @@
 // pnpm bench:otp — POST /v1/otp/verify at a fixed 500 requests/s, and POST /v1/otp/send at
 // the most it accepts. Gateway, PostgreSQL, Redis and the load generator share this machine.
-// Targets (issue 5): verify p99 ≤ 20 ms at 500/s; send ≥ 1,000 accepted/s.
+// Targets: verify p99 ≤ 20 ms at 500/s; send ≥ 1,000 accepted/s.
 import { cpuSecondsOf, jsonClient, machineLoad } from "./load-generator";
 import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
 

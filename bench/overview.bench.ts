@@ -9,7 +9,7 @@
 // BENCH_OVERVIEW_CLIENTS (8) connections each run transactions that do 2 ms of other work after
 // either appending a delta row or bumping one shared count row (one account, one hour).
 // Then what the trigger adds to a statement that writes one history row.
-// Target (issue 23): overview ≤ 50 ms.
+// Target: overview ≤ 50 ms.
 import pg from "pg";
 // Relative: the code as the dashboard and the scheduler run it, without a workspace dependency.
 import { applyTransitions, foldMessageCounts } from "../packages/message-state/src";
@@ -44,8 +44,8 @@ WITH m AS (
   RETURNING id, status, created_at)
 INSERT INTO message_events (message_id, sequence, status, occurred_at) SELECT id, 1, status, created_at FROM m`;
 
-// The overview's reads before the message counts (services/dashboard/src/data/overview.ts until
-// issue 23): both through the (account_id, created_at) index, every message of the day counted.
+// The overview's reads before the message counts (what services/dashboard/src/data/overview.ts did
+// then): both through the (account_id, created_at) index, every message of the day counted.
 const OLD_BY_STATUS = `
 SELECT status::text AS status, count(*)::int AS n FROM messages
 WHERE account_id = $1 AND created_at >= $2 GROUP BY status`;

@@ -1,7 +1,7 @@
 // pnpm bench:pipeline — 20,000 messages through the whole platform on this machine:
 // gateway (HTTP) → sms.dispatch → dispatcher → carrier simulator (SMPP) → receipts →
 // dlr-ingest → delivered in PostgreSQL. Prints the rate of each stage so the slowest
-// shows, the work each process did, and the integrity counts. Target (issue 3):
+// shows, the work each process did, and the integrity counts. Target:
 // ≥ 1,500 messages/s first request → last delivered, zero lost, zero duplicated.
 //
 //   BENCH_MODE        bulk (default): POST /v1/sms/bulk, BENCH_BULK_SIZE (1,000) per request,

@@ -1,4 +1,4 @@
-// pnpm bench:scale — the database at an enterprise customer's scale (issue 23: 10 million messages a
+// pnpm bench:scale — the database at an enterprise customer's scale (10 million messages a
 // day). In a database of its own (sms_bench_scale) it builds BENCH_SCALE_MESSAGES messages (default
 // 10,000,000) spread evenly over the last BENCH_SCALE_DAYS days (default 10), each with its status
 // history, its segment and (when final) its carrier receipt, with generate_series. Then it prints:

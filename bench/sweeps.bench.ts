@@ -6,7 +6,7 @@
 // read) and times real passes of @sms/message-state's expireOverdue and timeOutReceipts: every
 // pass that fails a full batch of 1,000 messages (history, events, refunds), and the pass that
 // finds nothing left, which is what the scheduler runs every second most of the time.
-// Target (issue 18): under 1 s per pass.
+// Target: under 1 s per pass.
 import pg from "pg";
 // Relative: the sweeps as the scheduler runs them, without a workspace dependency of the bench.
 import {

@@ -1,7 +1,7 @@
 // pnpm bench:webhooks — webhook delivery on this machine: the scheduler's event relay
 // and one webhook-delivery process POST signed events to a local receiver.
 //  1. Throughput: BENCH_WEBHOOKS events (default 30,000) written at once; deliveries/s
-//     from the first to the last received. Target (issue 4): ≥ 3,000/s.
+//     from the first to the last received. Target: ≥ 3,000/s.
 //  2. Latency: status changes written at 1,000/s for BENCH_DURATION_S seconds; time from
 //     the change (the event's timestamp) to the webhook at the receiver. Target: p99 < 1 s.
 // BENCH_WEBHOOK_PROCESSES (default 1) webhook-delivery processes run side by side. This

@@ -8,7 +8,7 @@ import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
 import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/harness";
 
 /**
- * Issue 17 over real SMPP: our dispatcher and dlr-ingest against the carrier simulator playing
+ * Over real SMPP: our dispatcher and dlr-ingest against the carrier simulator playing
  * the carriers that broke us: decimal ids, receipts before responses, a counter that restarts,
  * padded ids, a number never answered, an empty message_id. Each message must end with its own
  * receipt's outcome, and never with another's.

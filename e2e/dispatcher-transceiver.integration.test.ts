@@ -9,7 +9,7 @@ import { startDlrIngest } from "@sms/dlr-ingest";
 import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/harness";
 
 /**
- * Issue 18 item 1 over real SMPP: a carrier that knows only transceiver binds (Kannel's default,
+ * Over real SMPP, a carrier that knows only transceiver binds (Kannel's default,
  * many aggregators) and sends each receipt on a bind it took a submit on. No dlr-ingest runs: the
  * dispatcher's transceiver binds take the receipts and store them (docs/decisions.md#transceiver-binds).
  */

@@ -6,7 +6,7 @@ import { toWebhookEvent, type OutboxRow } from "@sms/webhooks";
 import { startHarness, type Harness, type TestCustomer } from "@sms/smpp-server/test/harness";
 
 /**
- * Issue 18 item 5: a customer's submit_sm carries its client_ref in our TLV 0x1400
+ * A customer's submit_sm carries its client_ref in our TLV 0x1400
  * (docs/decisions.md#client-ref-tlv); over a real bind it must come back exactly in
  * GET /v1/sms/{id}, the list filter and every webhook payload, and a bad value is refused
  * with a clear status, nothing stored and nothing charged.

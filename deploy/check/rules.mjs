@@ -11,7 +11,7 @@ export const UNSCALED = {
 };
 /**
  * Served through the ingress: each must trust its one proxy hop, or every client shares the
- * ingress's address (one sign-in lockout and one rate-limit bucket for everybody; issue 19 item 5).
+ * ingress's address (one sign-in lockout and one rate-limit bucket for everybody).
  */
 export const BEHIND_INGRESS = new Set(["api-gateway", "dashboard"]);
 /** Not deployed as a long-running service: the admin CLI runs as a one-off (`admin …`). */

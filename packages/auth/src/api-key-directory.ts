@@ -57,7 +57,7 @@ WHERE k.hash = $1`;
  * `cacheSeconds` plus one read. Requests that find the entry expired share ONE read
  * (a burst at expiry is not a burst of reads). last_used_at is written at most once a minute per key.
  * `forget` (fed by the api_keys_changed notifications) makes a revocation immediate.
- * Unknown keys are cached apart from known ones (issue 19 item 11): a stream of made-up
+ * Unknown keys are cached apart from known ones: a stream of made-up
  * keys cannot push real keys out and turn every real request into a database read.
  * @param options.cacheSeconds @defaultValue 5
  * @param options.maxCached entries of each kind, known and unknown; @defaultValue 10,000

@@ -1,7 +1,7 @@
 /**
  * The bucket a client address's sign-in or bind attempts count in: an IPv4 address (also
  * written IPv4-mapped) as it is, an IPv6 address by its /64, since one host usually holds a
- * whole /64 and would otherwise get a fresh bucket per address (issue 19 items 4 and 5).
+ * whole /64 and would otherwise get a fresh bucket per address.
  */
 export function clientBucket(remoteAddress: string | undefined): string {
   const address = (remoteAddress ?? "unknown").replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, "");

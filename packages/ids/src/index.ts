@@ -23,7 +23,7 @@ function fillRandom(target: Uint8Array): void {
 
 /**
  * Within one millisecond the ULID spec adds 1 to the random part, so one tenant's id gives away the
- * next id we hand anyone (issue 19 item 14). We keep the order with a counter in the top 32 bits and
+ * next id we hand anyone. We keep the order with a counter in the top 32 bits and
  * draw the low 48 bits afresh for every id: a neighbour is one guess in 2^48.
  */
 const COUNTER_BYTES = 4;

@@ -157,7 +157,7 @@ describe("applyTransition (real PostgreSQL)", () => {
     },
   );
 
-  it("puts the ids an SMPP customer was given for its parts in the event, in part order (issue 17)", async () => {
+  it("puts the ids an SMPP customer was given for its parts in the event, in part order", async () => {
     const id = await insertMessage(db.pool, { accountId, status: "queued" });
     await db.pool.query("UPDATE messages SET source = 'smpp' WHERE id = $1", [id]);
     for (const [seq, part] of [

@@ -39,7 +39,7 @@ export interface SendOtpRequest {
 
 /**
  * Under the shared sender the text is the platform's voice: one segment, so it stays a code
- * and not a free-text channel any tenant can fill under our name (issue 19 item 6).
+ * and not a free-text channel any tenant can fill under our name.
  */
 const SHARED_SENDER_MAX_SEGMENTS = 1;
 

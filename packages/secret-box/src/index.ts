@@ -10,7 +10,7 @@ const VERSION = "v1";
 const IV_BYTES = 12;
 /**
  * GCM accepts tags of 4 to 16 bytes when decrypting; without a pinned length a forger who truncates the
- * tag to 4 bytes needs only 2^32 tries (NIST SP 800-38D §5.2.1.2, issue 19 item 15). We seal 16 and open 16.
+ * tag to 4 bytes needs only 2^32 tries (NIST SP 800-38D §5.2.1.2). We seal 16 and open 16.
  */
 const TAG_BYTES = 16;
 

@@ -85,7 +85,7 @@ describe("SmppServerSession", () => {
     expect((await peer.request("enquire_link")).command).toBe("enquire_link_resp");
   });
 
-  it("answers a submit_sm whose body does not fit its layout with generic_nack ESME_RINVCMDLEN, never a made-up submit, and keeps the session (issue 17)", async () => {
+  it("answers a submit_sm whose body does not fit its layout with generic_nack ESME_RINVCMDLEN, never a made-up submit, and keeps the session", async () => {
     const peer = await connect();
     await peer.request("bind_transceiver", bindFields);
     const header = (bodyLength: number, sequence: number) => {

@@ -1,6 +1,6 @@
 import { GSM7_ESCAPE, GSM7_EXTENSION_BY_SEPTET } from "./gsm7-alphabet";
 
-/** Octets that are no valid text in their data_coding: refused, never repaired (issue 17). */
+/** Octets that are no valid text in their data_coding: refused, never repaired. */
 export class InvalidTextError extends Error {
   override readonly name = "InvalidTextError";
 }

@@ -218,7 +218,7 @@ describe("carrier update", () => {
     });
   });
 
-  it("sets how the carrier's receipts quote our ids, its receipt window and its data_coding 0 (issue 17)", async () => {
+  it("sets how the carrier's receipts quote our ids, its receipt window and its data_coding 0", async () => {
     const id = freshId();
     await addCarrier(id, "--receipt-ids", "hex");
     const result = await cli.run(
@@ -247,7 +247,7 @@ describe("carrier update", () => {
     expect(bad.stderr).toMatch(/--receipt-ids.*as_is, hex, decimal/s);
   });
 
-  it("switches a carrier to transceiver binds and back (issue 18)", async () => {
+  it("switches a carrier to transceiver binds and back", async () => {
     const id = freshId();
     await addCarrier(id, "--transceivers", "2");
     expect(await cli.db.prisma.carrier.findUniqueOrThrow({ where: { id } })).toMatchObject({

@@ -6,7 +6,7 @@ beforeAll(async () => {
 });
 afterAll(() => cli?.close());
 
-it("webhook replay queues at most WEBHOOK_REPLAY_MAX_PER_REQUEST per run, oldest first, and reports the rest (issue 19 item 10)", async () => {
+it("webhook replay queues at most WEBHOOK_REPLAY_MAX_PER_REQUEST per run, oldest first, and reports the rest", async () => {
   const account = await cli.createAccount();
   await cli.db.pool.query(
     `INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, payload, status, attempts, created_at)

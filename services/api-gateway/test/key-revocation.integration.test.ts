@@ -2,7 +2,7 @@ import { createApiKeyDirectory, generateApiKey, hashApiKey, type SqlClient } fro
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
 import { startTestGateway, type TestGateway } from "./harness";
 
-// Issue 19 item 11: a revoked key stops working within 1 s on every replica (published by the
+// A revoked key stops working within 1 s on every replica (published by the
 // api_keys trigger, not left to AUTH_CACHE_SECONDS), and made-up keys cannot evict real ones.
 describe("API key revocation across replicas", () => {
   let world: TestWorld;

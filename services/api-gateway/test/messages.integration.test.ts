@@ -33,7 +33,7 @@ describe("reading, listing and canceling messages", () => {
     ]);
   });
 
-  it("answers the id of an SMPP part with the reassembled message and the part's index (issue 17)", async () => {
+  it("answers the id of an SMPP part with the reassembled message and the part's index", async () => {
     const { body } = await send(alice, {});
     const parts = ["msg_01ARZ3NDEKTSV4RRFFQ69G5PA1", "msg_01ARZ3NDEKTSV4RRFFQ69G5PA2"];
     for (const [i, id] of parts.entries())

@@ -111,7 +111,7 @@ it("B's message, and B's OTP message, answer like an unknown id", async () => {
   }
 });
 
-it("the id of one of A's SMPP parts leads to its message; one of B's answers like an unknown id (issue 17)", async () => {
+it("the id of one of A's SMPP parts leads to its message; one of B's answers like an unknown id", async () => {
   const part = (accountId: string, messageId: string) =>
     t.db.pool.query(
       `INSERT INTO smpp_submits (id, account_id, message_id, source_addr, destination_addr, concat_key, part_seq, part_total)

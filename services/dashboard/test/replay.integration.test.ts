@@ -26,7 +26,7 @@ it("replaying the last days takes a failed delivery the database stamped after t
   expect(delivery.status).toBe("pending");
 });
 
-it("one replay queues at most WEBHOOK_REPLAY_MAX_PER_REQUEST, oldest first, and says how many are left for the next (issue 19 item 10)", async () => {
+it("one replay queues at most WEBHOOK_REPLAY_MAX_PER_REQUEST, oldest first, and says how many are left for the next", async () => {
   const bounded = await startTestDashboard({ WEBHOOK_REPLAY_MAX_PER_REQUEST: "2" });
   try {
     const account = await bounded.createAccount({ senders: ["ALPHA"] });

@@ -1,5 +1,5 @@
 /**
- * Back-off per carrier (issue 18): a throttled or temporary answer pauses every submit of this
+ * Back-off per carrier: a throttled or temporary answer pauses every submit of this
  * replica to that carrier, not only the one that got it, and an accepted submit ends the pause.
  * The pause doubles with each answer that comes after the previous pause ended (answers to
  * submits already on the wire during a pause do not compound it), up to `maxMs`.

@@ -154,7 +154,7 @@ export class CarrierPool {
   }
 
   /**
-   * Carrier passwords are sealed at rest (issue 19 item 15), and only a service holding the key
+   * Carrier passwords are sealed at rest, and only a service holding the key
    * can seal: this is the data migration of 20261125130000 and it runs on every refresh, so a
    * password written in clear (an admin CLI without the key, plain SQL) is sealed within one.
    * The update matches the clear value it read, so a newer write in between is not lost.

@@ -2,7 +2,7 @@ import { waitFor } from "@sms/testing";
 import { startDispatchWorld, type DispatchWorld } from "./harness";
 
 /**
- * Issue 17 item 7 over real SMPP: what a carrier takes for data_coding 0 (carriers.gsm7_encoding)
+ * Over real SMPP: what a carrier takes for data_coding 0 (carriers.gsm7_encoding)
  * is what it gets, and the simulator, reading data_coding 0 the same way, records the text sent.
  */
 let w: DispatchWorld;

@@ -2,7 +2,7 @@ import { createSecretBox, openCarrierPassword } from "@sms/secret-box";
 import { waitFor } from "@sms/testing";
 import { startDispatchWorld, type DispatchWorld } from "./harness";
 
-// Issue 19 item 15: carrier SMPP passwords are sealed at rest. The migration adds the column;
+// Carrier SMPP passwords are sealed at rest. The migration adds the column;
 // the dispatcher, which holds the key, seals each password it finds in clear.
 describe("carrier passwords sealed at rest", () => {
   let w: DispatchWorld;

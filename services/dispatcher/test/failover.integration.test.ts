@@ -12,7 +12,7 @@ import { dispatchMessage, type DispatchContext } from "../src/dispatch.processor
 import { loadMessages, markSubmitting, recordSubmitted } from "../src/segments.sql";
 import { startDispatchWorld, type DispatchWorld } from "./harness";
 
-// Issue 18 item 4, over real SMPP: a primary carrier (the harness's simulator) and a backup
+// Over real SMPP: a primary carrier (the harness's simulator) and a backup
 // route to a second simulator instance, with the dispatcher's breaker tuned for seconds.
 const BREAKER = {
   CARRIER_BREAKER_WINDOW_MS: "10000",

@@ -13,7 +13,7 @@ import { createTestWorld, type TestWorld } from "@sms/testing";
 import { markSubmitting, recordSubmitted } from "../src/segments.sql";
 
 /**
- * Issue 17's property: whatever the order of submit responses and receipts, whatever base the
+ * The property: whatever the order of submit responses and receipts, whatever base the
  * carrier writes its ids in (decimal counters whose hex twins collide, hex quoted in decimal,
  * decimal quoted in hex, padded), and after the carrier restarts its counter, no receipt is ever
  * applied to another message, and every message ends with its own receipt's outcome.

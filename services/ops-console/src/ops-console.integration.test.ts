@@ -129,7 +129,7 @@ describe("ops-console (real Redis, BullMQ, HTTP)", () => {
   });
 });
 
-describe("ops-console sign-in throttle (issue 19 item 8)", () => {
+describe("ops-console sign-in throttle", () => {
   let throttled: RunningOpsConsole;
   beforeAll(async () => {
     const config = loadOpsConsoleConfig({

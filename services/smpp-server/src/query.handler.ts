@@ -20,7 +20,7 @@ export function formatAbsoluteTime(date: Date): string {
 /**
  * query_sm (SMPP 3.4 §4.8): the state of a submit_sm id we returned, from our records, or of
  * one of the account's messages by its own id (the id REST, the dashboard and webhooks show for a
- * message reassembled from parts, issue 17). An id of another account gets the same answer as an
+ * message reassembled from parts). An id of another account gets the same answer as an
  * unknown one (ESME_RQUERYFAIL).
  */
 export function createQueryHandler(pool: pg.Pool) {

@@ -14,7 +14,7 @@ import {
 } from "@sms/testing";
 
 /**
- * Issue 19 item 2: a bind lives no longer than what it was granted on. Two smpp-server
+ * A bind lives no longer than what it was granted on. Two smpp-server
  * processes share one database and Redis; a customer holds binds on both. Resetting or
  * removing its SMPP password, suspending the account or lowering max_binds closes the
  * affected binds on both processes (unbind, then close) within 2 s.

@@ -5,7 +5,7 @@ import { waitFor } from "@sms/testing";
 import { startHarness, type Harness, type TestCustomer } from "./harness";
 
 /**
- * Issue 19 item 4 and the hostile-SMPP test: sockets that never bind, a loop of wrong
+ * The hostile-SMPP test: sockets that never bind, a loop of wrong
  * passwords for the customer's own system_id, a 16 KiB PDU sent a byte at a time, all at
  * once; meanwhile the customer binds and submits within 1 s. Other loopback addresses
  * (127.0.0.x) stand for other clients.

@@ -198,7 +198,7 @@ describe("customer-side concatenation: one message for the handset, one id per s
     expect(rows).toHaveLength(3);
     expect(new Set(rows.map((row) => row.id)).size).toBe(1);
     expect(rows[0]).toMatchObject({ body: text, source: "smpp", segment_count: 3 });
-    // Every id given answers query_sm, and so does the reassembled message's own id (issue 17).
+    // Every id given answers query_sm, and so does the reassembled message's own id.
     await h.pool.query("UPDATE messages SET status = 'delivered', delivered_at = now() WHERE id = $1", [
       rows[0]!.id,
     ]);

@@ -29,7 +29,7 @@ const HISTORY_KEEP_MS = 24 * 3600 * 1000;
  * is one short transaction, serialized by advisory locks (client address first, then
  * e-mail, always in that order), that records the attempt as a failure before the password
  * is looked at, so parallel guesses cannot slip past either limit. scrypt then runs with no
- * database connection held (issue 19 item 5: thirty slow hashes held thirty pooled
+ * database connection held (thirty slow hashes held thirty pooled
  * connections and starved every page); a match turns the attempt into a success. An
  * unknown address, a user who has not chosen a password yet and a wrong password look the
  * same from outside (the same answer, a decoy hash so the same time) and all count towards

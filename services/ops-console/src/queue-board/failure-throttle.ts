@@ -20,7 +20,7 @@ const FORGET_AFTER_MS = 15 * 60_000;
 
 /**
  * Counts failed credential checks per client address, so a client cannot make us run scrypt
- * without end (issue 19 item 8). A check is counted as failed when it starts, before the
+ * without end. A check is counted as failed when it starts, before the
  * scrypt, and cleared when it passes: parallel tries from one address each see the others,
  * so at most `freeFailures` hashes run before the address has to wait.
  */
