@@ -16,6 +16,8 @@ export interface Partition {
   from: Date | null;
   to: Date | null;
   isDefault: boolean;
+  /** PostgreSQL's estimate of its rows (counting them would read them all). */
+  estimatedRows: number;
 }
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
@@ -25,7 +27,7 @@ const DAY_MS = 86_400_000;
 // The bound text is what PostgreSQL prints (`FOR VALUES FROM ('…') TO ('…')`, `DEFAULT`);
 // the timestamps are cast in SQL, so the session's time zone and date style do not matter.
 const PARTITIONS = String.raw`
-SELECT c.relname AS name, b.bound = 'DEFAULT' AS is_default,
+SELECT c.relname AS name, b.bound = 'DEFAULT' AS is_default, greatest(c.reltuples, 0)::bigint::int AS estimated_rows,
        (regexp_match(b.bound, 'FROM \(''([^'']*)''\)'))[1]::timestamptz AS "from",
        (regexp_match(b.bound, 'TO \(''([^'']*)''\)'))[1]::timestamptz AS "to"
 FROM pg_inherits i
@@ -35,11 +37,20 @@ WHERE i.inhparent = $1::regclass
 ORDER BY 3 NULLS FIRST, 1`;
 
 export async function listPartitions(db: Queryable, table: DailyPartitionedTable): Promise<Partition[]> {
-  const { rows } = await db.query<{ name: string; is_default: boolean; from: Date | null; to: Date | null }>(
-    PARTITIONS,
-    [table],
-  );
-  return rows.map((row) => ({ name: row.name, from: row.from, to: row.to, isDefault: row.is_default }));
+  const { rows } = await db.query<{
+    name: string;
+    is_default: boolean;
+    estimated_rows: number;
+    from: Date | null;
+    to: Date | null;
+  }>(PARTITIONS, [table]);
+  return rows.map((row) => ({
+    name: row.name,
+    from: row.from,
+    to: row.to,
+    isDefault: row.is_default,
+    estimatedRows: row.estimated_rows,
+  }));
 }
 
 /** The name of a day's partition: `<table>_pYYYYMMDD` (UTC). */
@@ -84,8 +95,9 @@ export async function ensureDayPartitions(
   return created;
 }
 
-/** A dropped partition, with PostgreSQL's estimate of its rows (counting them would read them all). */
+/** A dropped partition of `table`, with PostgreSQL's estimate of its rows. */
 export interface DroppedPartition {
+  table: DailyPartitionedTable;
   name: string;
   rows: number;
 }
@@ -104,13 +116,8 @@ export async function dropPartitionsBefore(
     (p) => !p.isDefault && p.to !== null && p.to <= before,
   );
   const dropped: DroppedPartition[] = [];
-  for (const { name } of doomed) {
-    const { rows } = await pool.query<{ rows: number }>(
-      "SELECT greatest(reltuples, 0)::bigint::int AS rows FROM pg_class WHERE oid = $1::regclass",
-      [name],
-    );
-    if (await ddl(pool, `DROP TABLE ${name}`)) dropped.push({ name, rows: rows[0]?.rows ?? 0 });
-  }
+  for (const { name, estimatedRows } of doomed)
+    if (await ddl(pool, `DROP TABLE ${name}`)) dropped.push({ table, name, rows: estimatedRows });
   return dropped;
 }
 

@@ -40,8 +40,7 @@ export function startRetention(
       const total = Object.values(deleted).reduce((sum, count) => sum + count, 0);
       for (const [table, count] of Object.entries(deleted))
         if (count) metrics.retentionDeleted.inc({ table }, count);
-      for (const { name } of droppedPartitions)
-        metrics.retentionDroppedPartitions.inc({ table: parentOf(name) });
+      for (const { table } of droppedPartitions) metrics.retentionDroppedPartitions.inc({ table });
       if (createdPartitions.length)
         logger.info("created partitions ahead", { partitions: createdPartitions });
       if (total || droppedPartitions.length)
@@ -52,9 +51,4 @@ export function startRetention(
         });
     },
   });
-}
-
-/** carrier_receipts_p20261124 → carrier_receipts (metrics label by table, not by day). */
-function parentOf(partition: string): string {
-  return partition.replace(/_(p\d{8}|legacy)$/, "");
 }
