@@ -25,6 +25,10 @@ describe("day partitions of carrier_receipts (real PostgreSQL)", () => {
 
   it("a migrated database has the partition of what came before, a week of days ahead and a default", async () => {
     const partitions = await listPartitions(db, "carrier_receipts");
+    // Oldest first: the old partition (from MINVALUE), then the days in order, the default last.
+    expect(partitions[0]!.name).toBe("carrier_receipts_legacy");
+    const froms = partitions.filter((p) => p.from).map((p) => p.from!.getTime());
+    expect(froms).toEqual([...froms].sort((a, b) => a - b));
     const legacy = partitions.find((p) => p.name === "carrier_receipts_legacy")!;
     expect(legacy.from).toBeNull();
     expect(legacy.to!.getTime() % DAY).toBe(0);

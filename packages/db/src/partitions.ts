@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { inTransaction, type Queryable } from "./transaction";
 
 /**
  * Tables partitioned by UTC day of a timestamp column (docs/decisions.md#partitions): each day
@@ -20,8 +21,6 @@ export interface Partition {
   estimatedRows: number;
 }
 
-type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
-
 const DAY_MS = 86_400_000;
 
 // The bound text is what PostgreSQL prints (`FOR VALUES FROM ('…') TO ('…')`, `DEFAULT`);
@@ -34,7 +33,7 @@ FROM pg_inherits i
 JOIN pg_class c ON c.oid = i.inhrelid
 CROSS JOIN LATERAL (SELECT pg_get_expr(c.relpartbound, c.oid) AS bound) b
 WHERE i.inhparent = $1::regclass
-ORDER BY 3 NULLS FIRST, 1`;
+ORDER BY is_default, "from" NULLS FIRST, name`;
 
 export async function listPartitions(db: Queryable, table: DailyPartitionedTable): Promise<Partition[]> {
   const { rows } = await db.query<{
@@ -58,7 +57,7 @@ export function dayPartitionName(table: DailyPartitionedTable, day: Date): strin
   return `${table}_p${day.toISOString().slice(0, 10).replaceAll("-", "")}`;
 }
 
-export function startOfUtcDay(time: Date): Date {
+function startOfUtcDay(time: Date): Date {
   return new Date(Math.floor(time.getTime() / DAY_MS) * DAY_MS);
 }
 
@@ -127,20 +126,16 @@ const DUPLICATE_TABLE = "42P07";
 
 /** Runs one DDL statement under the lock timeout; false when it gave way (lock, default rows, a race). */
 async function ddl(pool: pg.Pool, statement: string): Promise<boolean> {
-  const client = await pool.connect();
   try {
-    await client.query("BEGIN");
-    await client.query(LOCK_TIMEOUT);
-    await client.query(statement);
-    await client.query("COMMIT");
+    await inTransaction(pool, async (client) => {
+      await client.query(LOCK_TIMEOUT);
+      await client.query(statement);
+    });
     return true;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
     const code = (error as { code?: string }).code;
     if (code === LOCK_NOT_AVAILABLE || code === OVERLAPS_DEFAULT_ROWS || code === DUPLICATE_TABLE)
       return false;
     throw error;
-  } finally {
-    client.release();
   }
 }
