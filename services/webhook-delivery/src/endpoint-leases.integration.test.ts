@@ -67,4 +67,16 @@ describe("endpoint leases (real Redis)", () => {
     // Nobody waits any more.
     expect(await (await leases.acquire("acc_wake", 4))!.release()).toEqual([]);
   });
+
+  it("a waiter that gets slots on its own leaves the queue, so a release wakes the jobs still waiting", async () => {
+    const leases = leasesOn(redis, 1, 200);
+    expect((await leases.acquire("acc_stale", 1))?.slots).toBe(1); // a worker that dies holding it
+    expect(await leases.acquire("acc_stale", 1, "job-early")).toBeNull();
+    expect(await leases.acquire("acc_stale", 1, "job-late")).toBeNull();
+    // The dead worker's lease runs out; job-early's delay ends and it takes the slot unwoken.
+    const early = await waitFor(() => leases.acquire("acc_stale", 1, "job-early"), {
+      what: "the expired slot",
+    });
+    expect(await early.release()).toEqual(["job-late"]);
+  });
 });

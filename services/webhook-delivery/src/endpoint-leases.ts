@@ -19,6 +19,9 @@ if granted <= 0 then
   end
   return 0
 end
+-- A job that waited and got slots on its own (its delay ran out first) waits no more: else a
+-- release would hand it slots it no longer needs, ahead of the jobs still waiting.
+if ARGV[7] ~= '' then redis.call('ZREM', KEYS[2], ARGV[6] .. '|' .. ARGV[7]) end
 for i = 1, granted do redis.call('ZADD', KEYS[1], ARGV[2], ARGV[5] .. '#' .. i) end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return granted`;
