@@ -5,7 +5,7 @@ import { MetricsRegistry } from "@sms/metrics";
 import { createWebhookDeliverProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
-import { orderedStop, settlesWithin, startHealthServer, startLoop } from "@sms/service-runtime";
+import { closeHttpServer, orderedStop, startHealthServer, startLoop } from "@sms/service-runtime";
 import { WebhookEndpoints } from "@sms/webhooks";
 import { createWebhookSender } from "@sms/webhooks";
 import { buildApp } from "./app";
@@ -89,15 +89,10 @@ export async function startDashboard(config: DashboardConfig, logger: Logger): P
       { name: "housekeeping", run: () => housekeeping.stop() },
       {
         name: "requests",
-        run: async () => {
-          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-          server.closeIdleConnections();
-          if (!(await settlesWithin(closed, config.SHUTDOWN_TIMEOUT_MS))) {
-            logger.warn("requests still running at the shutdown bound; closing their connections");
-            server.closeAllConnections();
-            await closed;
-          }
-        },
+        run: ({ left }) =>
+          closeHttpServer(server, left(), () =>
+            logger.warn("requests still running at the shutdown bound; closing their connections"),
+          ),
       },
       { name: "health port", run: () => health.close() },
       { name: "sender", run: () => sender.close() },

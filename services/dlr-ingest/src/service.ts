@@ -9,7 +9,7 @@ import {
   sweepUnmatched,
   type InboundHook,
 } from "@sms/carrier-receipts";
-import { InFlight, orderedStop, readinessChecks, startLoop } from "@sms/service-runtime";
+import { InFlight, closeHttpServer, orderedStop, readinessChecks, startLoop } from "@sms/service-runtime";
 import { keywordsOnInbound } from "@sms/suppressions";
 import { CarrierBinds } from "./carrier-binds";
 import { createSecretBox } from "@sms/secret-box";
@@ -177,14 +177,8 @@ export async function startDlrIngest(
         { name: "binds", run: () => binds.close() },
         {
           name: "http",
-          run: async () => {
-            const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-            server.closeIdleConnections();
-            // HTTP receipts admitted before the stop get the bound to commit; then their connections go.
-            const cut = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
-            await closed;
-            clearTimeout(cut);
-          },
+          // HTTP receipts admitted before the stop get the rest of the bound to commit; then their connections go.
+          run: ({ left }) => closeHttpServer(server, left()),
         },
         { name: "database", run: () => database.close() },
         { name: "log", run: () => logger.info("dlr-ingest stopped") },

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import express from "express";
 import { healthRoutes, type MetricsSource } from "./health-routes";
 import { readinessChecks, type ReadinessDependencies } from "./readiness";
+import { closeHttpServer } from "../close-http-server";
 
 export interface HealthServerOptions {
   port: number;
@@ -38,11 +39,6 @@ export async function startHealthServer(
     // closes: cutting it would reset the socket, and a reset can discard an answer the prober has
     // not read yet (a SIGTERM test on a loaded machine saw no 503 at all). Idle connections close
     // at once; one that is still busy after the bound is cut.
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), CLOSE_BOUND_MS).unref();
-      }),
+    close: () => closeHttpServer(server, CLOSE_BOUND_MS),
   };
 }
