@@ -2,6 +2,7 @@ import type pg from "pg";
 import { acceptWithinTransaction, type PrepareOptions } from "@sms/message-acceptance";
 import { classifyKeywordFamily, type KeywordFamily } from "./keywords";
 import { applyOptOutKeyword, senderNumber } from "./opt-out";
+import { getSuppression } from "./store";
 
 /** What an account's auto-reply did for one inbound keyword. */
 export type AutoReplyOutcome =
@@ -44,11 +45,8 @@ export async function sendKeywordAutoReply(
   const number = senderNumber(message.from);
   if (!number) return { action: "none", reason: "not_a_number" };
   if (family !== "stop") {
-    const { rowCount } = await client.query(
-      "SELECT 1 FROM suppressions WHERE account_id = $1 AND number = $2",
-      [message.accountId, number],
-    );
-    if ((rowCount ?? 0) > 0) return { action: "none", reason: "suppressed" };
+    if (await getSuppression(client, message.accountId, number))
+      return { action: "none", reason: "suppressed" };
   }
   const accepted = await acceptWithinTransaction(
     client,
