@@ -94,9 +94,10 @@ export async function dispatchBatch(
   let loaded = await loadMessages(ctx.pool, dueNow);
   // Their second ended while they were read (a loaded machine): they go in a second of their own.
   if (late(first.until)) {
+    const read = new Map(dueNow.map((id, i) => [id, loaded[i]]));
     dueNow = (await pace(dueNow)).due;
     if (dueNow.length === 0) return outcome;
-    loaded = await loadMessages(ctx.pool, dueNow);
+    loaded = dueNow.map((id) => read.get(id));
   }
   const now = loaded.filter((m): m is LoadedMessage => m?.status === "queued");
   const finished = dueNow.filter((_, i) => loaded[i]?.status !== "queued");
