@@ -80,4 +80,35 @@ describe("inbound intake", () => {
     );
     expect(rows.map((row) => row.text)).toEqual(["fine 1", "fine 2", "fine 3"]);
   });
+
+  it("queues the deliver_sm parts of a burst for the binding account only, in order, in a few transactions", async () => {
+    const binder = await insertAccount(pool);
+    await pool.query("INSERT INTO inbound_numbers (number, account_id) VALUES ('+14155557002', $1)", [binder]);
+    await pool.query(
+      "INSERT INTO smpp_credentials (system_id, account_id, password_hash) VALUES ($1, $2, 'unused')",
+      [`sys_${binder.slice(-8)}`, binder],
+    );
+    const long = (i: number) => `forward ${i} `.padEnd(200, "x");
+    const texts = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? long(i) : `forward ${i}`));
+    const intake = createInboundIntake(pool);
+    const before = await commits();
+    await Promise.all(
+      texts.map((text, i) => intake.store("car_a", whole(i % 3 === 2 ? "+14155557001" : "+14155557002", text))),
+    );
+    expect((await commits()) - before).toBeLessThan(20);
+    const { rows } = await pool.query<{ text: string; account_id: string; parts: number[]; esm: number[] }>(
+      `SELECT m.text, q.account_id, array_agg(q.part_seq ORDER BY q.part_seq) AS parts,
+              array_agg(q.esm_class ORDER BY q.part_seq) AS esm
+         FROM inbound_messages m JOIN smpp_inbound q ON q.inbound_id = m.id
+        WHERE m.text LIKE 'forward %' GROUP BY m.text, q.account_id`,
+    );
+    expect(rows).toHaveLength(200);
+    for (const row of rows) {
+      const i = Number(row.text.split(" ")[1]);
+      expect(i % 3).not.toBe(2);
+      expect(row.account_id).toBe(binder);
+      expect(row.parts).toEqual(i % 3 === 0 ? [1, 2] : [1]);
+      expect(row.esm).toEqual(i % 3 === 0 ? [0x40, 0x40] : [0]);
+    }
+  });
 });

@@ -90,14 +90,7 @@ export async function insertInboundMessages(
       assigned.map((message) => message.id),
       assigned.map((message) => JSON.stringify(receivedPayload(message))),
     ]);
-    // Most accounts never bind over SMPP: one look-up spares them a statement per message.
-    const { rows: binders } = await client.query<{ account_id: string }>(
-      "SELECT account_id FROM smpp_credentials WHERE account_id = ANY($1::text[])",
-      [[...new Set(assigned.map((message) => message.accountId))]],
-    );
-    const bindsOver = new Set(binders.map((row) => row.account_id));
-    for (const message of assigned)
-      if (bindsOver.has(message.accountId!)) await queueForSmppBinds(client, message);
+    await queueForSmppBinds(client, assigned);
   }
   if (onInbound) for (const message of stored) await onInbound(client, message);
   return results;

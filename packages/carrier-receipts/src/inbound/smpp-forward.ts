@@ -6,37 +6,47 @@ import { notifyReceiptsStored } from "@sms/customer-receipts";
 import type { StoredInbound } from "./stored-inbound";
 
 /**
- * Queues an assigned inbound message for the account's SMPP receiver/transceiver binds, in the
+ * Queues assigned inbound messages for their accounts' SMPP receiver/transceiver binds, in the
  * storing transaction: one smpp_inbound row per deliver_sm part (our encoder splits the text again,
- * GSM-7 or UCS-2 with an 8-bit concatenation UDH). Only for an account with SMPP credentials: an
- * account that never binds would keep them for ever. The smpp-server replicas are woken on the
- * receipts channel, whose handler sends receipts and inbound messages alike.
+ * GSM-7 or UCS-2 with an 8-bit concatenation UDH). Only for accounts with SMPP credentials: an
+ * account that never binds would keep them for ever. One look-up, one insert and one notification
+ * however many messages: the smpp-server replicas are woken on the receipts channel, whose handler
+ * sends receipts and inbound messages alike. Returns the number of parts queued.
  */
-export async function queueForSmppBinds(client: pg.PoolClient, message: StoredInbound): Promise<number> {
-  if (!message.accountId) return 0;
-  const parts = partsOf(message.text);
-  // A text our encoder cannot split (over 255 parts): kept for the webhook and the API only.
-  if (!parts) return 0;
-  const { rowCount } = await client.query(
+export async function queueForSmppBinds(client: pg.PoolClient, messages: readonly StoredInbound[]): Promise<number> {
+  const accountIds = [...new Set(messages.flatMap((message) => (message.accountId ? [message.accountId] : [])))];
+  if (accountIds.length === 0) return 0;
+  // Most accounts never bind over SMPP: they cost this look-up and no split.
+  const { rows: binders } = await client.query<{ account_id: string }>(
+    "SELECT account_id FROM smpp_credentials WHERE account_id = ANY($1::text[])",
+    [accountIds],
+  );
+  const bindsOver = new Set(binders.map((row) => row.account_id));
+  const rows = messages.flatMap((message) =>
+    message.accountId && bindsOver.has(message.accountId)
+      ? (partsOf(message.text) ?? []).map((part, i) => ({ message, part, seq: i + 1 }))
+      : [],
+  );
+  if (rows.length === 0) return 0;
+  await client.query(
     `INSERT INTO smpp_inbound (account_id, inbound_id, part_seq, source_addr, destination_addr, esm_class, data_coding, short_message)
-     SELECT $1, $2, p.seq, $3, $4, p.esm_class, p.data_coding, p.short_message
-     FROM unnest($5::int[], $6::int[], $7::int[], $8::bytea[]) AS p(seq, esm_class, data_coding, short_message)
-     WHERE EXISTS (SELECT 1 FROM smpp_credentials WHERE account_id = $1)`,
+     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::bytea[])`,
     [
-      message.accountId,
-      message.id,
-      message.from,
-      message.to,
-      parts.map((_, i) => i + 1),
-      parts.map((part) => (part.udh ? EsmClass.UDHI : 0)),
-      parts.map((part) => part.dataCoding),
-      parts.map((part) => part.shortMessage),
+      rows.map((row) => row.message.accountId),
+      rows.map((row) => row.message.id),
+      rows.map((row) => row.seq),
+      rows.map((row) => row.message.from),
+      rows.map((row) => row.message.to),
+      rows.map((row) => (row.part.udh ? EsmClass.UDHI : 0)),
+      rows.map((row) => row.part.dataCoding),
+      rows.map((row) => row.part.shortMessage),
     ],
   );
-  if ((rowCount ?? 0) > 0) await notifyReceiptsStored(client, [message.accountId]);
-  return rowCount ?? 0;
+  await notifyReceiptsStored(client, [...new Set(rows.map((row) => row.message.accountId!))]);
+  return rows.length;
 }
 
+/** A text our encoder cannot split (over 255 parts) is kept for the webhook and the API only. */
 function partsOf(text: string): SmsPart[] | null {
   try {
     return splitMessage(text, { reference: crypto.randomInt(256) });
