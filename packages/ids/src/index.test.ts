@@ -1,4 +1,4 @@
-import { encodeUlid, isId, newId, ulid } from "./index";
+import { encodeUlid, idBoundAt, idTime, isId, newId, ulid } from "./index";
 
 describe("ids", () => {
   it("makes prefixed, sortable ids that fit an SMPP message_id", () => {
@@ -37,5 +37,21 @@ describe("ulid", () => {
     const lowBits = (1n << 48n) - 1n;
     const predictable = steps.filter((step) => (step & lowBits) === 1n || step < 1n << 20n);
     expect(predictable).toHaveLength(0);
+  });
+
+  it("bounds ids by creation time: the bound of a time sorts above every id made before it and below every id made from then on", () => {
+    const time = Date.UTC(2026, 2, 1);
+    const at = (ms: number, fill: number) => `evt_${encodeUlid(ms, new Uint8Array(10).fill(fill))}`;
+    const bound = idBoundAt("evt", time);
+    expect(at(time - 1, 255) < bound).toBe(true);
+    expect(at(time, 0) >= bound).toBe(true);
+    expect(at(time, 0) > bound).toBe(true);
+    expect(idTime(bound)).toBe(time);
+    expect(idTime(at(time + 86_399_999, 7))).toBe(time + 86_399_999);
+  });
+
+  it("refuses to read a time out of an id without a ULID", () => {
+    expect(() => idTime("evt_test_1700000000000")).toThrow(/ULID time/);
+    expect(() => idTime("evt")).toThrow(/ULID time/);
   });
 });

@@ -96,3 +96,27 @@ export function isId(prefix: IdPrefix, value: string): boolean {
   }
   return pattern.test(value);
 }
+
+/**
+ * The smallest id with that prefix made at `timeMs` or later: `<prefix>_` and the ULID's 10 time
+ * characters. Every id made before it sorts below it and every id made from then on at or above
+ * it (in byte order and in any collation that puts digits before capital letters), so it bounds
+ * key ranges by creation time: retention's cursors, day partitions of tables keyed by id.
+ */
+export function idBoundAt(prefix: IdPrefix, timeMs: number): string {
+  return `${prefix}_${encodeUlid(timeMs, new Uint8Array(0))}`;
+}
+
+/** The creation time (ms) of a `<prefix>_<ULID>` id or of an idBoundAt bound. */
+export function idTime(id: string): number {
+  const start = id.indexOf("_") + 1;
+  const time = id.slice(start, start + 10);
+  if (start === 0 || time.length < 10) throw new Error(`Not an id with a ULID time: ${id}`);
+  let ms = 0;
+  for (const char of time) {
+    const digit = ALPHABET.indexOf(char);
+    if (digit < 0) throw new Error(`Not an id with a ULID time: ${id}`);
+    ms = ms * 32 + digit;
+  }
+  return ms;
+}

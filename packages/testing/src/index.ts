@@ -18,3 +18,4 @@ export {
   type SimulatorCarrier,
 } from "./pipeline-seed";
 export { statsPool } from "./table-stats";
+export { tablesRead } from "./plans";
