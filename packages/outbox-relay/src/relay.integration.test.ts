@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { Queue } from "bullmq";
 import { createDatabase, type Database } from "@sms/db";
+import { newId } from "@sms/ids";
 import { applyTransition } from "@sms/message-state";
 import { insertAccount, insertMessage } from "@sms/message-state/test/fixtures";
 import {
@@ -221,28 +222,37 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     await db.pool.query("DELETE FROM outbox_events WHERE account_id = 'acc_backlog'");
   });
 
-  it("reads the claimed events by key even with a generic plan made while the tables were small", async () => {
-    // Statistics taken on a near-empty table, then 20,000 events: what a prepared statement's
-    // generic plan sees on a new database (it once hash-joined all of outbox_events per claim).
-    const insertEvents = (from: number, to: number) =>
+  it("reads the claimed events by key when their day filled up after its statistics were taken", async () => {
+    // Statistics taken on a near-empty day, then 20,000 events. The claim is planned for each
+    // run (an unnamed statement), and a plan reads a table's size from its files, not from its
+    // statistics, so it probes the day's key, where a hash join or a scan would read it all.
+    // A prepared statement's generic plan would keep what it chose for the near-empty day.
+    const insertEvents = (count: number) =>
       db.pool.query(
         `INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
-         SELECT 'evt_stale' || n, 'acc_stale', 'msg_stale' || n, 'message.sent', 2, '{}' FROM generate_series($1::int, $2::int) AS n`,
-        [from, to],
+         SELECT id, 'acc_stale', 'msg_stale' || n, 'message.sent', 2, '{}' FROM unnest($1::text[]) WITH ORDINALITY AS t(id, n)`,
+        [Array.from({ length: count }, () => newId("evt"))],
       );
-    await insertEvents(1, 3000);
+    await insertEvents(30);
     await db.pool.query("ANALYZE outbox_events");
     await db.pool.query("ANALYZE outbox_pending");
-    await insertEvents(3001, 23_000);
-    const plan = await claimPlan("force_generic_plan");
-    expect(plan).toContain("outbox_events_pkey");
-    expect(plan).not.toMatch(/Seq Scan on (outbox_events|messages)/);
-    await db.pool.query("DELETE FROM outbox_pending WHERE event_id LIKE 'evt_stale%'");
+    await insertEvents(20_000);
+    const { rows } = await db.pool.query<{ day: string }>(
+      "SELECT tableoid::regclass::text AS day FROM outbox_events WHERE account_id = 'acc_stale' LIMIT 1",
+    );
+    const plan = await claimPlan("force_custom_plan");
+    expect(plan).toContain(`Index Scan using ${rows[0]!.day}_pkey`);
+    // (An empty day is read in no time whatever the plan: its scan may stay a sequential one.)
+    expect(plan).not.toContain(`Seq Scan on ${rows[0]!.day} `);
+    expect(plan).not.toMatch(/Seq Scan on messages|Hash Join/);
+    await db.pool.query(
+      "DELETE FROM outbox_pending p USING outbox_events e WHERE e.id = p.event_id AND e.account_id = 'acc_stale'",
+    );
     await db.pool.query("DELETE FROM outbox_events WHERE account_id = 'acc_stale'");
   });
 
-  /** The claim's plan; with force_generic_plan, the one a prepared statement keeps using. */
-  async function claimPlan(mode: "auto" | "force_generic_plan" = "auto"): Promise<string> {
+  /** The claim's plan: force_custom_plan, as an unnamed statement is planned for its run. */
+  async function claimPlan(mode: "auto" | "force_custom_plan" = "auto"): Promise<string> {
     const client = await db.pool.connect();
     try {
       await client.query(`SET plan_cache_mode = ${mode}`);

@@ -77,11 +77,9 @@ export async function relayOutbox(
 
 /** Inside the relay's transaction: claim, write deliveries, queue SMPP receipts. */
 async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, limit: number) {
-  const { rows } = await client.query<ClaimedRow>({
-    name: "outbox-relay-claim",
-    text: CLAIM_EVENTS,
-    values: [limit],
-  });
+  // Unnamed, so planned for each run (docs/decisions.md#partitions): a prepared statement's
+  // generic plan keeps the scan it chose for a day partition of outbox_events while it was empty.
+  const { rows } = await client.query<ClaimedRow>(CLAIM_EVENTS, [limit]);
   if (rows.length === 0) return { events: 0, toQueue: [], smppReceipts: 0, statuses: {} };
   const toQueue = await insertDeliveries(
     client,

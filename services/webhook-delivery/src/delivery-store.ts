@@ -91,7 +91,8 @@ WITH a AS (
     last_error = l.error,
     succeeded_at = CASE WHEN l.first_success THEN l.started_at + l.latency_ms * interval '1 millisecond' ELSE d.succeeded_at END,
     success_on_row = CASE WHEN l.first_success THEN true ELSE d.success_on_row END
-  FROM latest AS l WHERE d.event_id = l.event_id AND d.status <> 'succeeded'
+  -- = ANY($1): the days of these ids only (the table is partitioned by them); a join alone reads every day.
+  FROM latest AS l WHERE d.event_id = l.event_id AND d.event_id = ANY($1::text[]) AND d.status <> 'succeeded'
   RETURNING d.event_id, d.status
 )
 INSERT INTO webhook_attempts (event_id, account_id, attempt, url, status_code, latency_ms, response_body, error, started_at)
@@ -103,10 +104,17 @@ const FAIL_WITHOUT_ATTEMPT = `
 UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, claim = NULL, last_error = $2
 WHERE event_id = ANY($1::text[]) AND status = 'pending'`;
 
+/** The statements, for the tests of their plans. */
+export const DELIVERY_STATEMENTS = { CLAIM, RECORD, FAIL_WITHOUT_ATTEMPT } as const;
+
 /** PostgreSQL text cannot hold NUL; an endpoint's answer can. */
 const storable = (text: string | null) => (text === null ? null : text.replaceAll("\u0000", "\uFFFD"));
 
-/** Claims and writes of webhook_deliveries / webhook_attempts; attempts grouped across concurrent jobs. */
+/**
+ * Claims and writes of webhook_deliveries / webhook_attempts; attempts grouped across concurrent jobs.
+ * Its statements are unnamed, so planned for each run (docs/decisions.md#partitions): a prepared
+ * statement's generic plan keeps the scan it chose for a day partition while that day was empty.
+ */
 export class DeliveryStore {
   private readonly records: Batcher<AttemptRecord>;
 
@@ -129,7 +137,6 @@ export class DeliveryStore {
    */
   async claim(eventIds: readonly string[], claim: string, leaseMs: number): Promise<ClaimedDelivery[]> {
     const { rows } = await this.pool.query<ClaimedRow>({
-      name: "webhook-claim-deliveries",
       text: CLAIM,
       values: [eventIds, claim, leaseMs, this.heldForMs],
     });
@@ -151,7 +158,6 @@ export class DeliveryStore {
   /** Ends pending deliveries without an attempt (their endpoint is disabled or gone). */
   async failWithoutAttempt(eventIds: readonly string[], reason: string): Promise<void> {
     await this.pool.query({
-      name: "webhook-fail-without-attempt",
       text: FAIL_WITHOUT_ATTEMPT,
       values: [eventIds, reason],
     });
@@ -160,7 +166,6 @@ export class DeliveryStore {
   private async recordMany(records: AttemptRecord[]): Promise<void> {
     const column = <T>(pick: (r: AttemptRecord) => T) => records.map(pick);
     await this.pool.query({
-      name: "webhook-record-attempts",
       text: RECORD,
       values: [
         column((r) => r.eventId),

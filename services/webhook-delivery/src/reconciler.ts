@@ -1,21 +1,25 @@
 import type pg from "pg";
+import { inTransaction } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import type { WebhookDeliverProducer } from "@sms/queues";
 import { startLoop } from "@sms/service-runtime";
 
+// The oldest overdue deliveries, locked: every day's small partial index of pending rows is read.
+const PICK_OVERDUE = `
+SELECT event_id FROM webhook_deliveries
+WHERE status = 'pending' AND next_attempt_at < now() - $1 * interval '1 millisecond'
+ORDER BY next_attempt_at
+LIMIT $2
+FOR UPDATE SKIP LOCKED`;
+
 // Due now, so the new job can claim them, and not overdue again for another staleMs: a
-// delivery is queued again at most once per staleMs, even when its job still exists.
-const REQUEUE_OVERDUE = `
-WITH overdue AS (
-  SELECT event_id FROM webhook_deliveries
-  WHERE status = 'pending' AND next_attempt_at < now() - $1 * interval '1 millisecond'
-  ORDER BY next_attempt_at
-  LIMIT $2
-  FOR UPDATE SKIP LOCKED
-)
-UPDATE webhook_deliveries AS d SET next_attempt_at = now(), claim = NULL
-FROM overdue WHERE d.event_id = overdue.event_id
-RETURNING d.event_id, d.account_id`;
+// delivery is queued again at most once per staleMs, even when its job still exists. By the
+// ids picked, in a statement of its own: = ANY reads their days only (the table is partitioned
+// by event id), where a join to the pick could read every day.
+const MAKE_DUE = `
+UPDATE webhook_deliveries SET next_attempt_at = now(), claim = NULL
+WHERE event_id = ANY($1::text[])
+RETURNING event_id, account_id`;
 
 /**
  * Queues again, as batch jobs, the pending deliveries whose job is gone (a Redis flush, an
@@ -33,10 +37,18 @@ export function startWebhookReconciler(options: {
 }): { runOnce(): Promise<number>; stop(): Promise<void> } {
   const batchSize = options.batchSize ?? 1000;
   const runOnce = async () => {
-    const { rows } = await options.pool.query<{ event_id: string; account_id: string }>({
-      name: "webhook-requeue-overdue",
-      text: REQUEUE_OVERDUE,
-      values: [options.staleMs, batchSize],
+    // Unnamed statements, planned for each run: see DeliveryStore.
+    const rows = await inTransaction(options.pool, async (client) => {
+      const picked = await client.query<{ event_id: string }>({
+        text: PICK_OVERDUE,
+        values: [options.staleMs, batchSize],
+      });
+      if (picked.rows.length === 0) return [];
+      const due = await client.query<{ event_id: string; account_id: string }>({
+        text: MAKE_DUE,
+        values: [picked.rows.map((row) => row.event_id)],
+      });
+      return due.rows;
     });
     await options.producer.enqueue(rows.map((row) => ({ eventId: row.event_id, accountId: row.account_id })));
     if (rows.length > 0) options.logger.info("re-queued overdue webhook deliveries", { count: rows.length });

@@ -13,8 +13,13 @@ import type { StoredInbound } from "./stored-inbound";
  * however many messages: the smpp-server replicas are woken on the receipts channel, whose handler
  * sends receipts and inbound messages alike. Returns the number of parts queued.
  */
-export async function queueForSmppBinds(client: pg.PoolClient, messages: readonly StoredInbound[]): Promise<number> {
-  const accountIds = [...new Set(messages.flatMap((message) => (message.accountId ? [message.accountId] : [])))];
+export async function queueForSmppBinds(
+  client: pg.PoolClient,
+  messages: readonly StoredInbound[],
+): Promise<number> {
+  const accountIds = [
+    ...new Set(messages.flatMap((message) => (message.accountId ? [message.accountId] : []))),
+  ];
   if (accountIds.length === 0) return 0;
   // Most accounts never bind over SMPP: they cost this look-up and no split.
   const { rows: binders } = await client.query<{ account_id: string }>(

@@ -8,9 +8,10 @@ import {
 } from "@sms/db";
 import { encodeUlid, newId } from "@sms/ids";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
-import { messageIdBound, runRetentionPass, type RetentionPolicy } from "./pass";
+import { runRetentionPass, type RetentionPolicy } from "./pass";
 
 const DAY = 86_400_000;
+const PARTITIONED = ["carrier_receipts", "webhook_deliveries", "outbox_events"] as const;
 const POLICY: RetentionPolicy = {
   messages: 90,
   webhooks: 30,
@@ -72,12 +73,6 @@ describe("retention pass (real PostgreSQL)", () => {
     return id;
   }
 
-  it("the id bound of a time sorts between the ids made just before and just after it", () => {
-    const time = new Date("2026-03-01T00:00:00Z");
-    expect(idAt("msg", new Date(time.getTime() - 1)) < messageIdBound(time)).toBe(true);
-    expect(idAt("msg", time) > messageIdBound(time)).toBe(true);
-  });
-
   it("deletes exactly what is past retention, children first, and keeps messages that are not final", async () => {
     // Old messages that are not final come first in key order: more than a page of them, so the
     // pass must step over them to reach the final ones behind.
@@ -93,10 +88,13 @@ describe("retention pass (real PostgreSQL)", () => {
     ];
     const keptYoung = [await message(89, "delivered", true), await message(1, "delivered", true)];
 
-    // Receipts are dropped by whole day partitions. Model a database converted long ago: its
-    // partition of the rows from before the conversion is gone, and past days have their own.
-    await db.pool.query("DROP TABLE carrier_receipts_legacy");
-    await ensureDayPartitions(db.pool, "carrier_receipts", ago(50), now);
+    // Receipts, events and deliveries are dropped by whole day partitions. Model a database
+    // converted long ago: its partitions of the rows from before the conversion are gone, and
+    // past days have their own.
+    for (const table of PARTITIONED) {
+      await db.pool.query(`DROP TABLE ${table}_legacy`);
+      await ensureDayPartitions(db.pool, table, ago(50), now);
+    }
     const receipt = (days: number) =>
       db.pool.query(
         `INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, outcome, received_at)
@@ -185,8 +183,6 @@ describe("retention pass (real PostgreSQL)", () => {
       message_events: 4,
       message_segments: 2,
       otps: 3,
-      outbox_events: 1,
-      webhook_deliveries: 1,
       webhook_attempts: 2,
       idempotency_records: 1,
       dashboard_login_attempts: 1,
@@ -199,20 +195,34 @@ describe("retention pass (real PostgreSQL)", () => {
     expect(await ids("SELECT message_id AS id FROM otps")).toEqual([keptYoung[1]!]);
     expect(await ids("SELECT id FROM messages WHERE id = ANY('{" + gone.join(",") + "}')")).toEqual([]);
     expect(await ids("SELECT carrier_message_id AS id FROM carrier_receipts")).toEqual(["c29"]);
-    const dropped = pass!.droppedPartitions.map((p) => p.name);
-    expect(dropped).toEqual(
-      expect.arrayContaining([31, 45].map((d) => dayPartitionName("carrier_receipts", ago(d)))),
+    const dropped = (table: (typeof PARTITIONED)[number]) =>
+      pass!.droppedPartitions.filter((p) => p.table === table).map((p) => p.name);
+    const partitionOf = (table: (typeof PARTITIONED)[number], days: number) =>
+      dayPartitionName(table, ago(days));
+    expect(dropped("carrier_receipts")).toEqual(
+      expect.arrayContaining([31, 45].map((d) => partitionOf("carrier_receipts", d))),
     );
-    expect(dropped).not.toContain(dayPartitionName("carrier_receipts", ago(29)));
-    expect(dropped).toHaveLength(20); // days 50 to 31: every day wholly past the 30 days
+    expect(dropped("carrier_receipts")).not.toContain(partitionOf("carrier_receipts", 29));
+    expect(dropped("carrier_receipts")).toHaveLength(20); // days 50 to 31: every day wholly past the 30 days
+    // Days 50 to 31 but the day of the pending delivery.
+    expect(dropped("webhook_deliveries")).toHaveLength(19);
+    expect(dropped("webhook_deliveries")).not.toContain(partitionOf("webhook_deliveries", 32));
+    // Days 50 to 8 (wholly past the 7 days) but those of the unpublished event (9) and of the
+    // events whose delivery is kept (10, 29, and the pending one's, 32).
+    expect(dropped("outbox_events")).toHaveLength(39);
+    for (const days of [9, 10, 29, 32])
+      expect(dropped("outbox_events")).not.toContain(partitionOf("outbox_events", days));
+    expect(dropped("outbox_events")).toContain(partitionOf("outbox_events", 31));
     // A week of partitions is kept ready ahead: here the pass made the one day between those
     // made above and the migration's week.
-    expect(pass!.createdPartitions).toEqual([
-      dayPartitionName("carrier_receipts", new Date(now.getTime() + DAY)),
-    ]);
-    const names = (await listPartitions(db.pool, "carrier_receipts")).map((p) => p.name);
-    for (let d = 0; d <= 7; d++)
-      expect(names).toContain(dayPartitionName("carrier_receipts", new Date(now.getTime() + d * DAY)));
+    expect(pass!.createdPartitions.sort()).toEqual(
+      PARTITIONED.map((table) => dayPartitionName(table, new Date(now.getTime() + DAY))).sort(),
+    );
+    for (const table of PARTITIONED) {
+      const names = (await listPartitions(db.pool, table)).map((p) => p.name);
+      for (let d = 0; d <= 7; d++)
+        expect(names).toContain(dayPartitionName(table, new Date(now.getTime() + d * DAY)));
+    }
     expect(await ids("SELECT id FROM outbox_events")).toEqual(
       [unpublished, recentEvent, eventOfDelivery].sort(),
     );

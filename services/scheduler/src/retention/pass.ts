@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { dropPartitionsBefore, ensureDayPartitions, type DroppedPartition } from "@sms/db";
-import { encodeUlid } from "@sms/ids";
+import { idBoundAt } from "@sms/ids";
 import {
   INDEXED_BY_TIME_TABLES,
   PARTITIONED_TABLES,
@@ -51,12 +51,12 @@ async function maintainPartitions(
   const now = options.now ?? new Date();
   const createdPartitions: string[] = [];
   const droppedPartitions: DroppedPartition[] = [];
-  for (const { table, kind } of PARTITIONED_TABLES) {
+  for (const { table, kind, keepWhile } of PARTITIONED_TABLES) {
     if (options.isStopping?.()) break;
     const ahead = new Date(now.getTime() + (PARTITIONS_AHEAD_DAYS + 1) * DAY_MS);
     createdPartitions.push(...(await ensureDayPartitions(pool, table, now, ahead)));
     const before = cutoffOf(policy, kind, now);
-    if (before) droppedPartitions.push(...(await dropPartitionsBefore(pool, table, before)));
+    if (before) droppedPartitions.push(...(await dropPartitionsBefore(pool, table, before, { keepWhile })));
   }
   return { createdPartitions, droppedPartitions };
 }
@@ -118,11 +118,6 @@ async function deleteEverythingPast(
   return deleted;
 }
 
-/** The smallest message id made at `time`: ids are msg_<ULID>, whose first 10 characters are the time. */
-export function messageIdBound(time: Date): string {
-  return `msg_${encodeUlid(time.getTime(), new Uint8Array(10)).slice(0, 10)}`;
-}
-
 /**
  * Final messages created before `before`, with their history, segments and OTP (children first:
  * their foreign keys restrict). The read walks the primary key up to the id bound of the cutoff,
@@ -135,7 +130,7 @@ async function deleteFinalMessages(
   options: RetentionPassOptions,
 ): Promise<Record<string, number>> {
   const counts = { message_events: 0, message_segments: 0, otps: 0, messages: 0 };
-  const bound = messageIdBound(before);
+  const bound = idBoundAt("msg", before.getTime());
   let after = "";
   while (counts.messages < options.maxPerTable && !options.isStopping?.()) {
     await client.query("BEGIN");

@@ -29,28 +29,7 @@ export type RetentionKind = "messages" | "webhooks" | "outbox" | "receipts" | "s
 export const RETENTION_TABLES: readonly RetentionTable[] = [
   { table: "inbound_messages", key: "id", keyType: "text", time: "received_at", kind: "messages" },
   { table: "smpp_submits", key: "id", keyType: "text", time: "created_at", kind: "messages" },
-  // A delivery still pending is retried until the endpoint is disabled; never cut it short.
-  {
-    table: "webhook_deliveries",
-    key: "event_id",
-    keyType: "text",
-    time: "created_at",
-    kind: "webhooks",
-    keepWhile: "t.status = 'pending'",
-  },
   { table: "webhook_attempts", key: "id", keyType: "bigint", time: "started_at", kind: "webhooks" },
-  // An event the relay has not published yet is work, however old; one with a webhook delivery is
-  // that delivery's body (docs/webhooks.md#storage) and goes after it (listed above: same pass).
-  {
-    table: "outbox_events",
-    key: "id",
-    keyType: "text",
-    time: "created_at",
-    kind: "outbox",
-    keepWhile:
-      "EXISTS (SELECT 1 FROM outbox_pending p WHERE p.event_id = t.id)" +
-      " OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = t.id)",
-  },
   // SMPP receipts and inbound messages no customer bind took in a week are given up.
   { table: "smpp_receipts", key: "id", keyType: "bigint", time: "created_at", kind: "outbox" },
   { table: "smpp_inbound", key: "id", keyType: "bigint", time: "created_at", kind: "outbox" },
@@ -83,10 +62,30 @@ export const INDEXED_BY_TIME_TABLES: readonly {
 
 /**
  * Tables partitioned by day (docs/decisions.md#partitions): a pass keeps a week of partitions
- * ahead and drops the days wholly past retention, so rows live between N and N + 1 days.
+ * ahead and drops the days wholly past retention, so rows live between N and N + 1 days. A day
+ * with work left in it (`keepWhile`, asked with its partition locked) is kept until the work is done.
  */
-export const PARTITIONED_TABLES: readonly { table: DailyPartitionedTable; kind: RetentionKind }[] = [
+export const PARTITIONED_TABLES: readonly {
+  table: DailyPartitionedTable;
+  kind: RetentionKind;
+  keepWhile?: string;
+}[] = [
   { table: "carrier_receipts", kind: "receipts" },
+  // A delivery still pending is retried until the endpoint is disabled; never cut it short.
+  {
+    table: "webhook_deliveries",
+    kind: "webhooks",
+    keepWhile: "EXISTS (SELECT 1 FROM {partition} WHERE status = 'pending')",
+  },
+  // After the deliveries (same pass): an event the relay has not published yet is work, however
+  // old, and one with a delivery is that delivery's body (docs/webhooks.md#storage).
+  {
+    table: "outbox_events",
+    kind: "outbox",
+    keepWhile:
+      "EXISTS (SELECT 1 FROM outbox_pending p JOIN {partition} e ON e.id = p.event_id)" +
+      " OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE ({from}::text IS NULL OR d.event_id >= {from}) AND d.event_id < {to})",
+  },
 ];
 
 /** Days of partitions kept ready ahead of today. */

@@ -1,0 +1,87 @@
+import crypto from "node:crypto";
+import pg from "pg";
+import { dayPartitionName, ensureDayPartitions } from "@sms/db";
+import { encodeUlid } from "@sms/ids";
+import { createTestWorld, tablesRead, type TestWorld } from "@sms/testing";
+import { DELIVERY_STATEMENTS } from "../src/delivery-store";
+
+/*
+ * webhook_deliveries and outbox_events are partitioned by the day of their event id
+ * (docs/decisions.md#partitions). A job's claim, its records and its failures name their
+ * deliveries by id, so each must read the days of those ids only, not thirty days of indexes.
+ */
+const DAY = 86_400_000;
+const now = new Date();
+const ago = (days: number) => new Date(now.getTime() - days * DAY);
+const TABLES = ["webhook_deliveries", "outbox_events"] as const;
+
+let world: TestWorld;
+let pool: pg.Pool;
+const eventsOfDay = new Map<number, string[]>();
+
+beforeAll(async () => {
+  world = await createTestWorld();
+  pool = world.pool(2);
+  // A database converted long ago, with 30 past days of events and deliveries.
+  for (const table of TABLES) {
+    await pool.query(`DROP TABLE ${table}_legacy`);
+    await ensureDayPartitions(pool, table, ago(30), now);
+  }
+  for (let days = 0; days < 30; days++) {
+    const ids = Array.from(
+      { length: 3 },
+      () => `evt_${encodeUlid(ago(days).getTime(), crypto.randomBytes(10))}`,
+    );
+    eventsOfDay.set(days, ids);
+    await pool.query(
+      `INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload, created_at)
+       SELECT id, 'acc_1', 'msg_1', 'message.delivered', 3, '{"status": "delivered"}', $2 FROM unnest($1::text[]) AS id`,
+      [ids, ago(days)],
+    );
+    await pool.query(
+      `INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, status, next_attempt_at, created_at)
+       SELECT id, 'acc_1', 'msg_1', 'message.delivered', 'pending', now(), $2 FROM unnest($1::text[]) AS id`,
+      [ids, ago(days)],
+    );
+  }
+  await pool.query("ANALYZE outbox_events, webhook_deliveries");
+});
+afterAll(() => world.destroy());
+
+const partitionsOf = (days: number[]) =>
+  TABLES.flatMap((table) => days.map((d) => dayPartitionName(table, ago(d)))).sort();
+const dayPartitionsRead = async (sql: string, values: unknown[]) =>
+  (await tablesRead(pool, sql, values)).filter((name) => /_p\d{8}$|_default$|_legacy$/.test(name));
+
+it("a job's claim reads the deliveries and the event bodies of its own days only", async () => {
+  const ids = [...eventsOfDay.get(2)!, eventsOfDay.get(17)![0]!];
+  const read = await dayPartitionsRead(DELIVERY_STATEMENTS.CLAIM, [ids, "claim_1", 30_000, 5_000]);
+  expect(read).toEqual(partitionsOf([2, 17]));
+});
+
+it("the record of a flush's attempts updates the deliveries of their days only", async () => {
+  const ids = eventsOfDay.get(5)!;
+  const at = new Date();
+  const read = await dayPartitionsRead(DELIVERY_STATEMENTS.RECORD, [
+    ids,
+    ids.map(() => "acc_1"),
+    ids.map(() => 1),
+    ids.map(() => "https://example.com/hook"),
+    ids.map(() => 200),
+    ids.map(() => 12),
+    ids.map(() => null),
+    ids.map(() => null),
+    ids.map(() => at),
+    ids.map(() => "succeeded"),
+    ids.map(() => null),
+  ]);
+  expect(read).toEqual([dayPartitionName("webhook_deliveries", ago(5))]);
+});
+
+it("failing deliveries without an attempt touches their days only", async () => {
+  const read = await dayPartitionsRead(DELIVERY_STATEMENTS.FAIL_WITHOUT_ATTEMPT, [
+    eventsOfDay.get(9)!,
+    "endpoint disabled",
+  ]);
+  expect(read).toEqual([dayPartitionName("webhook_deliveries", ago(9))]);
+});
