@@ -1,6 +1,8 @@
+import crypto from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
+import { encodeUlid } from "@sms/ids";
 import { withDatabase } from "@sms/testing";
 import { listPartitions } from "./partitions";
 
@@ -92,4 +94,84 @@ it("converts carrier_receipts while receipts keep coming: none lost, no insert h
      RETURNING id::text`,
   );
   expect(Number(next.rows[0]!.id)).toBeGreaterThan(EXISTING + inserted - 1);
+}, 120_000);
+
+/*
+ * The three migrations that partition webhook_deliveries and outbox_events by the day of their
+ * event id, on the database the test above left: events and deliveries already there, the relay's
+ * trigger queueing every new event, and two writers inserting events with their deliveries all along.
+ */
+const WEBHOOK_FIRST_STEP = "20261129090000_webhook_tables_partition_bound";
+const WEBHOOK_STEPS = 3;
+const EXISTING_EVENTS = 50_000;
+
+it("converts outbox_events and webhook_deliveries while events keep coming: none lost, every one queued", async () => {
+  const webhookStep = migrations.indexOf(WEBHOOK_FIRST_STEP);
+  expect(webhookStep).toBeGreaterThanOrEqual(firstStep + STEPS);
+  for (const name of migrations.slice(firstStep + STEPS, webhookStep)) await apply(name);
+  const eventIds = (count: number, daysAgo: (i: number) => number) =>
+    Array.from(
+      { length: count },
+      (_, i) => `evt_${encodeUlid(Date.now() - daysAgo(i) * 86_400_000, crypto.randomBytes(10))}`,
+    );
+  const insertEvents = (ids: string[]) =>
+    pool.query(
+      `WITH e AS (
+         INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
+         SELECT id, 'acc_1', 'msg_1', 'message.sent', 2, '{}' FROM unnest($1::text[]) AS id RETURNING id
+       )
+       INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, status)
+       SELECT id, 'acc_1', 'msg_1', 'message.sent', 'succeeded' FROM e`,
+      [ids],
+    );
+  await insertEvents(eventIds(EXISTING_EVENTS, (i) => i % 20));
+
+  let writing = true;
+  let inserted = 0;
+  let slowest = 0;
+  const writer = async () => {
+    while (writing) {
+      const started = performance.now();
+      await insertEvents(eventIds(5, () => 0));
+      slowest = Math.max(slowest, performance.now() - started);
+      inserted += 5;
+    }
+  };
+  const writers = [writer(), writer()];
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const name of migrations.slice(webhookStep, webhookStep + WEBHOOK_STEPS)) await apply(name);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  writing = false;
+  await Promise.all(writers);
+
+  const count = async (sql: string) => (await pool.query<{ n: number }>(sql)).rows[0]!.n;
+  expect(inserted).toBeGreaterThan(10);
+  expect(await count("SELECT count(*)::int AS n FROM outbox_events")).toBe(EXISTING_EVENTS + inserted);
+  expect(await count("SELECT count(*)::int AS n FROM webhook_deliveries")).toBe(EXISTING_EVENTS + inserted);
+  // The trigger moved with the table: every event, before and after the swap, is queued once.
+  expect(await count("SELECT count(*)::int AS n FROM outbox_pending")).toBe(EXISTING_EVENTS + inserted);
+  expect(await count("SELECT count(DISTINCT event_id)::int AS n FROM outbox_pending")).toBe(
+    EXISTING_EVENTS + inserted,
+  );
+  expect(slowest).toBeLessThan(1000);
+  for (const table of ["outbox_events", "webhook_deliveries"] as const) {
+    const partitions = await listPartitions(pool, table);
+    expect(partitions.map((p) => p.name)).toEqual(
+      expect.arrayContaining([`${table}_legacy`, `${table}_default`]),
+    );
+    // A week of days from the bound on, the bound being the start of the day after tomorrow.
+    const days = partitions.filter((p) => p.name.startsWith(`${table}_p`));
+    expect(days).toHaveLength(7);
+    const legacy = partitions.find((p) => p.name === `${table}_legacy`)!;
+    expect(days[0]!.from).toEqual(legacy.to);
+    expect(legacy.to!.getTime()).toBe(Math.floor(Date.now() / 86_400_000) * 86_400_000 + 2 * 86_400_000);
+  }
+  // A new event lands in its day's partition once the day has one.
+  const future = `evt_${encodeUlid(Date.now() + 3 * 86_400_000, crypto.randomBytes(10))}`;
+  await insertEvents([future]);
+  const { rows } = await pool.query<{ part: string }>(
+    "SELECT tableoid::regclass::text AS part FROM outbox_events WHERE id = $1",
+    [future],
+  );
+  expect(rows[0]!.part).toMatch(/^outbox_events_p\d{8}$/);
 }, 120_000);
