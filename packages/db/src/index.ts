@@ -67,3 +67,4 @@ export { inTransaction, retryOnDeadlock, type Queryable } from "./transaction";
 
 export { listenForNotifications, type NotificationOptions } from "./notifications";
 export * from "./partitions";
+export { olderThanCursor, type OlderThanCursor } from "./keyset";

@@ -1,6 +1,6 @@
 import type { RequestHandler, Router } from "express";
 import type pg from "pg";
-import type { Prisma, PrismaClient } from "@sms/db";
+import { olderThanCursor, type Prisma, type PrismaClient } from "@sms/db";
 import { ApiError } from "@sms/errors";
 import { isId } from "@sms/ids";
 import { normalizePhone } from "@sms/message-acceptance";
@@ -35,14 +35,7 @@ export function messageRoutes(prisma: PrismaClient, pool: pg.Pool, idempotent: R
       };
     if (query.cursor) {
       const cursor = decodeCursor(query.cursor);
-      // The bound on created_at alone is what the index scan starts from: with only the OR below,
-      // PostgreSQL read the account's index from its newest entry down to the cursor (a page
-      // days back cost every row in between: pnpm bench:scale).
-      where.createdAt = { ...(where.createdAt as Prisma.DateTimeFilter | undefined), lte: cursor.createdAt };
-      where.OR = [
-        { createdAt: { lt: cursor.createdAt } },
-        { createdAt: cursor.createdAt, id: { lt: cursor.id } },
-      ];
+      Object.assign(where, olderThanCursor("createdAt", "id", { at: cursor.createdAt, id: cursor.id }));
     }
     const rows = await prisma.message.findMany({
       where,

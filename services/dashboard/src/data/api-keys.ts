@@ -1,5 +1,5 @@
 import { issueApiKey, isPermission, PERMISSIONS, revokeApiKey, type Permission } from "@sms/auth";
-import type { PrismaClient } from "@sms/db";
+import { olderThanCursor, type PrismaClient } from "@sms/db";
 import { isId, newId } from "@sms/ids";
 import { decodeCursor, toPage, type Page } from "../pagination";
 
@@ -31,12 +31,7 @@ export async function listApiKeys(
 ): Promise<Page<ApiKeyRow>> {
   const cursor = decodeCursor(page.cursor, (id) => isId("key", id));
   const rows = await prisma.apiKey.findMany({
-    where: {
-      accountId,
-      ...(cursor && {
-        OR: [{ createdAt: { lt: cursor.at } }, { createdAt: cursor.at, id: { lt: cursor.id } }],
-      }),
-    },
+    where: { accountId, ...(cursor && olderThanCursor("createdAt", "id", cursor)) },
     select: listed,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: page.size + 1,

@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from "@sms/db";
+import { olderThanCursor, type Prisma, type PrismaClient } from "@sms/db";
 import { isId } from "@sms/ids";
 import { successOnDelivery } from "@sms/webhooks";
 import { decodeCursor, toPage, type Page } from "../pagination";
@@ -34,8 +34,7 @@ export async function searchMessages(
       ...(filters.until && { lt: filters.until }),
     };
   const cursor = decodeCursor(page.cursor, (id) => isId("msg", id));
-  if (cursor)
-    where.AND = [{ OR: [{ createdAt: { lt: cursor.at } }, { createdAt: cursor.at, id: { lt: cursor.id } }] }];
+  if (cursor) Object.assign(where, olderThanCursor("createdAt", "id", cursor));
   const rows = await prisma.message.findMany({
     where,
     select: listed,

@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from "@sms/db";
+import { olderThanCursor, type Prisma, type PrismaClient } from "@sms/db";
 import { isId } from "@sms/ids";
 import { decodeCursor, toPage, type Page } from "../pagination";
 
@@ -28,12 +28,7 @@ export async function listOtps(
 ): Promise<Page<OtpRow>> {
   const cursor = decodeCursor(page.cursor, (id) => isId("otp", id));
   const rows = await prisma.otp.findMany({
-    where: {
-      accountId,
-      ...(cursor && {
-        OR: [{ createdAt: { lt: cursor.at } }, { createdAt: cursor.at, id: { lt: cursor.id } }],
-      }),
-    },
+    where: { accountId, ...(cursor && olderThanCursor("createdAt", "id", cursor)) },
     select: otpListed,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: page.size + 1,

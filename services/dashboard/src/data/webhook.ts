@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { PrismaClient } from "@sms/db";
+import { olderThanCursor, type PrismaClient } from "@sms/db";
 import type { WebhookDeliverProducer } from "@sms/queues";
 import { isId } from "@sms/ids";
 import {
@@ -58,12 +58,11 @@ export async function listAttempts(
     prisma.webhookAttempt.findMany({
       where: {
         accountId,
-        ...(cursor && {
-          OR: [
-            { startedAt: { lt: cursor.at } },
-            { startedAt: cursor.at, ...(!cursorIsSuccess && { id: { lt: BigInt(cursor.id) } }) },
-          ],
-        }),
+        // After a success every attempt row of its start time is still to come (successes go first).
+        ...(cursor &&
+          (cursorIsSuccess
+            ? { startedAt: { lte: cursor.at } }
+            : olderThanCursor("startedAt", "id", { at: cursor.at, id: BigInt(cursor.id) }))),
       },
       orderBy: [{ startedAt: "desc" }, { id: "desc" }],
       take: page.size + 1,
@@ -72,12 +71,11 @@ export async function listAttempts(
       where: {
         accountId,
         successOnRow: true,
-        ...(cursor && {
-          OR: [
-            { lastAttemptAt: { lt: cursor.at } },
-            ...(cursorIsSuccess ? [{ lastAttemptAt: cursor.at, eventId: { lt: cursor.id } }] : []),
-          ],
-        }),
+        // After an attempt row no success of its start time is left.
+        ...(cursor &&
+          (cursorIsSuccess
+            ? olderThanCursor("lastAttemptAt", "eventId", cursor)
+            : { lastAttemptAt: { lt: cursor.at } })),
       },
       select: { ...SUCCESS_COLUMNS, status: true, messageId: true },
       orderBy: [{ lastAttemptAt: "desc" }, { eventId: "desc" }],
