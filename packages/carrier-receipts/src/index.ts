@@ -45,12 +45,11 @@ export {
 } from "./inbound/read-pdu";
 export { assembleText, type AssembledText, type StoredPart } from "./inbound/assemble";
 export { createInboundIntake, type InboundIntake } from "./inbound/intake";
-export { insertInboundMessages, receivedPayload, type NewInbound } from "./inbound/insert-messages";
+export { receivedPayload, type NewInbound } from "./inbound/insert-messages";
 export {
   completeTimedOutGroups,
   purgeStoredParts,
   storeInboundPiece,
-  storeWholeInbounds,
   type InboundOutcome,
 } from "./inbound/store";
 export type { InboundHook, StoredInbound } from "./inbound/stored-inbound";

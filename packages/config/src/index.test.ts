@@ -1,4 +1,4 @@
-import { commonSettings, ConfigError, envBoolean, envInt, loadConfig, z } from "./index";
+import { commonSettings, ConfigError, envBoolean, envInt, loadConfig, segmentSettings, z } from "./index";
 
 const schema = z.object({ PORT: envInt(3000, 1, 65535), DEBUG: envBoolean(false), NAME: z.string().min(1) });
 
@@ -37,5 +37,22 @@ describe("commonSettings", () => {
       { REDIS_PREFIX: "sms{x}" },
     ])
       expect(() => loadConfig(redis, env)).toThrow(/REDIS_(URL|PREFIX) is invalid/);
+  });
+});
+
+describe("segmentSettings", () => {
+  const segments = z.object(segmentSettings);
+
+  it("defaults to 10 segments of 1 credit each", () => {
+    expect(loadConfig(segments, {})).toEqual({ MAX_SEGMENTS: 10, CREDITS_PER_SEGMENT: 1 });
+  });
+
+  it("takes 1 to 255 segments and 0 to 1000 credits per segment", () => {
+    expect(loadConfig(segments, { MAX_SEGMENTS: "255", CREDITS_PER_SEGMENT: "0" })).toEqual({
+      MAX_SEGMENTS: 255,
+      CREDITS_PER_SEGMENT: 0,
+    });
+    for (const env of [{ MAX_SEGMENTS: "0" }, { MAX_SEGMENTS: "256" }, { CREDITS_PER_SEGMENT: "1001" }])
+      expect(() => loadConfig(segments, env)).toThrow(/(MAX_SEGMENTS|CREDITS_PER_SEGMENT) is invalid/);
   });
 });

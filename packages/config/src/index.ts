@@ -64,3 +64,15 @@ function isRedisUrl(value: string): boolean {
   const node = String.raw`(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+):\d{1,5}`;
   return new RegExp(`^rediss?-cluster://(?:[^@/]*@)?${node}(?:,${node})*/?$`, "i").test(value);
 }
+
+/**
+ * What a message may be and what it costs. Every service that accepts a message reads them (the
+ * gateway and the SMPP server, the dispatcher and dlr-ingest for keyword auto-replies): give them
+ * the same values.
+ */
+export const segmentSettings = {
+  /** Most segments one message may have (docs/messages.md#segments-and-encoding). */
+  MAX_SEGMENTS: envInt(10, 1, 255),
+  /** Credits charged per segment (docs/messages.md#credits). */
+  CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
+};

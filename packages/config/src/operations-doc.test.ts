@@ -35,16 +35,23 @@ function keysOf(objectSource: string): string[] {
   return [...objectSource.matchAll(SETTING_KEY)].map((match) => match[1]!);
 }
 
-/** The names of @sms/config's commonSettings, which services spread into their own object. */
-function readCommonSettings(): string[] {
-  const file = "packages/config/src/index.ts";
-  const source = fs.readFileSync(path.join(ROOT, file), "utf8");
-  return keysOf(objectAt(source, /^export const commonSettings = \{$/m, file));
+const CONFIG_FILE = "packages/config/src/index.ts";
+
+/** The names in one of @sms/config's groups of settings, which services spread into their own object. */
+function readSettingsGroup(group: string): string[] {
+  const source = fs.readFileSync(path.join(ROOT, CONFIG_FILE), "utf8");
+  return keysOf(objectAt(source, new RegExp(`^export const ${group} = \\{$`, "m"), CONFIG_FILE));
 }
+
+/**
+ * Groups a service may spread whose settings are documented in the service's own section (each
+ * service says what they mean to it); commonSettings has a section of its own.
+ */
+const OWN_GROUPS = new Map([["segmentSettings", readSettingsGroup("segmentSettings")]]);
 
 interface ServiceSettings {
   service: string;
-  /** Settings written in the service's own config object. */
+  /** Settings documented in the service's own section: its own, and those of the groups in OWN_GROUPS it spreads. */
   own: string[];
   /** Whether it spreads commonSettings (documented once, in the shared section). */
   spreadsCommon: boolean;
@@ -55,11 +62,12 @@ function readServiceSettings(service: string): ServiceSettings {
   const source = fs.readFileSync(path.join(ROOT, file), "utf8");
   const object = objectAt(source, /^(?:export )?const \w+ = z\.object\(\{$/m, file);
   const spreads = [...object.matchAll(SPREAD)].map((match) => match[1]!);
-  const unknown = spreads.filter((name) => name !== "commonSettings");
+  const unknown = spreads.filter((name) => name !== "commonSettings" && !OWN_GROUPS.has(name));
   // A spread of something else would hide its settings from this check: refuse it rather than pass.
   if (unknown.length > 0)
     throw new Error(`${file}: spreads ${unknown.join(", ")}, which this test cannot read`);
-  return { service, own: keysOf(object), spreadsCommon: spreads.length > 0 };
+  const grouped = spreads.flatMap((name) => OWN_GROUPS.get(name) ?? []);
+  return { service, own: [...keysOf(object), ...grouped], spreadsCommon: spreads.includes("commonSettings") };
 }
 
 function servicesWithConfig(): string[] {
@@ -87,7 +95,7 @@ function rowsOf(section: string): string[] {
 describe("docs/operations.md", () => {
   const doc = fs.readFileSync(DOC_PATH, "utf8");
   const sections = sectionsOf(doc);
-  const common = readCommonSettings();
+  const common = readSettingsGroup("commonSettings");
   const services = servicesWithConfig().map(readServiceSettings);
 
   it("reads the settings from the source (the check is not vacuous)", () => {
@@ -97,7 +105,7 @@ describe("docs/operations.md", () => {
     );
     expect(services.filter((s) => s.own.length === 0).map((s) => s.service)).toEqual([]);
     expect(services.find((s) => s.service === "dispatcher")?.own).toEqual(
-      expect.arrayContaining(["DISPATCH_CONCURRENCY_HIGH", "SECRET_ENCRYPTION_KEY"]),
+      expect.arrayContaining(["DISPATCH_CONCURRENCY_HIGH", "SECRET_ENCRYPTION_KEY", "MAX_SEGMENTS"]),
     );
   });
 

@@ -3,6 +3,7 @@ import {
   createSecretBox,
   needsSealing,
   openCarrierPassword,
+  openCarrierPasswords,
   sealCarrierPassword,
   SecretBoxError,
 } from "./index";
@@ -28,5 +29,24 @@ describe("carrier passwords", () => {
     expect(openCarrierPassword(box, rewritten)).toBe("newer");
     expect(needsSealing(rewritten)).toBe(true);
     expect(openCarrierPassword(box, { id: "sim", password: "", passwordSealed: null })).toBe("");
+  });
+
+  it("leaves out a carrier whose password does not open and logs which, with what to do", () => {
+    const logged: Array<{ message: string; meta: { carrierId: string; error: string } }> = [];
+    const logger = {
+      error: (message: string, meta: { carrierId: string; error: string }) => logged.push({ message, meta }),
+    };
+    const otherKey = createSecretBox(crypto.randomBytes(32).toString("base64"));
+    const rows = [
+      { id: "good", password: "", passwordSealed: sealCarrierPassword(box, "good", "pw") },
+      { id: "foreign", password: "", passwordSealed: sealCarrierPassword(otherKey, "foreign", "pw") },
+    ];
+    expect(openCarrierPasswords(box, rows, logger)).toEqual([{ id: "good", password: "pw" }]);
+    expect(logged).toEqual([
+      {
+        message: "carrier password does not open with this key; set it again (admin carrier update)",
+        meta: { carrierId: "foreign", error: expect.stringContaining("does not open") },
+      },
+    ]);
   });
 });

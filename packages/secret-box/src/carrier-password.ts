@@ -28,22 +28,30 @@ export function needsSealing(carrier: CarrierPasswordColumns): boolean {
   return carrier.passwordSealed === null || carrier.password !== "";
 }
 
+/** Where openCarrierPasswords reports a password that does not open (a service's logger). */
+export interface CarrierPasswordLogger {
+  error(message: string, meta: { carrierId: string; error: string }): unknown;
+}
+
 /**
  * The rows with their passwords opened. A password that does not open (sealed under another
- * SECRET_ENCRYPTION_KEY) costs that carrier its binds, not the others theirs: `onUnopened`
- * is told, and the row is left out.
+ * SECRET_ENCRYPTION_KEY) costs that carrier its binds, not the others theirs: the row is left
+ * out and an error logged, with what the operator should do.
  */
 export function openCarrierPasswords<Row extends CarrierPasswordColumns>(
   box: SecretBox,
   rows: readonly Row[],
-  onUnopened: (carrierId: string, error: unknown) => void,
+  logger: CarrierPasswordLogger,
 ): Array<Omit<Row, "passwordSealed">> {
   return rows.flatMap((row) => {
     const { passwordSealed: _sealed, ...carrier } = row;
     try {
       return [{ ...carrier, password: openCarrierPassword(box, row) }];
     } catch (error) {
-      onUnopened(row.id, error);
+      logger.error("carrier password does not open with this key; set it again (admin carrier update)", {
+        carrierId: row.id,
+        error: String(error),
+      });
       return [];
     }
   });

@@ -90,4 +90,5 @@ export {
   openCarrierPasswords,
   sealCarrierPassword,
   type CarrierPasswordColumns,
+  type CarrierPasswordLogger,
 } from "./carrier-password";

@@ -1,9 +1,4 @@
-export {
-  classifyKeywordFamily,
-  classifyOptOutKeyword,
-  type KeywordFamily,
-  type OptOutKeyword,
-} from "./keywords";
+export type { KeywordFamily, OptOutKeyword } from "./keywords";
 export { autoReplyRef, keywordsOnInbound, sendKeywordAutoReply, type AutoReplyOutcome } from "./auto-reply";
 export { applyOptOutKeyword, senderNumber, type OptOutOutcome } from "./opt-out";
 export {

@@ -1,4 +1,4 @@
-import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
+import { commonSettings, envBoolean, envInt, loadConfig, segmentSettings, z } from "@sms/config";
 import { encryptionKeySetting } from "@sms/secret-box";
 
 const GatewaySettings = z.object({
@@ -15,10 +15,7 @@ const GatewaySettings = z.object({
   EXPORTS_PER_ACCOUNT: envInt(2, 1, 100),
   /** Largest request body in bytes (docs/api.md#conventions: 1 MiB). */
   BODY_LIMIT_BYTES: envInt(1024 * 1024, 1024, 64 * 1024 * 1024),
-  /** Most segments one message may have (docs/messages.md#segments-and-encoding). */
-  MAX_SEGMENTS: envInt(10, 1, 255),
-  /** Credits charged per segment (docs/messages.md#credits). */
-  CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
+  ...segmentSettings,
   /** Validity of a message that names none, in seconds (48 h: docs/messages.md#validity); from when it is due. */
   MESSAGE_VALIDITY_DEFAULT_SECONDS: envInt(172_800, 60, 259_200),
   /** Seconds an authenticated key (and its account's senders/limits) is cached; revocation takes effect within it. */

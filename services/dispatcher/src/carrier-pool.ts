@@ -90,12 +90,7 @@ export class CarrierPool {
     const rows = await this.prisma.carrier.findMany({ where: { enabled: true }, select: CARRIER_FIELDS });
     await this.sealPasswordsInClear(rows);
     // The password in clear, for the binds (and their fingerprint: a fresh seal must not rebind).
-    const carriers = openCarrierPasswords(this.options.box, rows, (carrierId, error) =>
-      this.logger.error("carrier password does not open with this key; set it again (admin carrier update)", {
-        carrierId,
-        error: String(error),
-      }),
-    );
+    const carriers = openCarrierPasswords(this.options.box, rows, this.logger);
     // Ordered by carrier id so equal prefix and priority break ties as `admin route list --for` shows them.
     this.routes = await this.prisma.route.findMany({
       where: { enabled: true },

@@ -1,4 +1,4 @@
-import { commonSettings, envInt, loadConfig, z } from "@sms/config";
+import { commonSettings, envInt, loadConfig, segmentSettings, z } from "@sms/config";
 import { encryptionKeySetting } from "@sms/secret-box";
 
 const DispatcherSettings = z.object({
@@ -52,10 +52,8 @@ const DispatcherSettings = z.object({
   CARRIER_BREAKER_PROBES: envInt(5, 1, 1000),
   /** How often a replica adds its submit results to the shared record and reads the breakers. */
   CARRIER_HEALTH_SYNC_MS: envInt(500, 50, 60_000),
-  /** Most segments of a keyword auto-reply answered on a transceiver bind; keep it equal to the gateway's. */
-  MAX_SEGMENTS: envInt(10, 1, 255),
-  /** Credits charged per segment of such an auto-reply; keep it equal to the gateway's. */
-  CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
+  // MAX_SEGMENTS and CREDITS_PER_SEGMENT of keyword auto-replies answered on transceiver binds.
+  ...segmentSettings,
   /** 32 bytes in base64 (openssl rand -base64 32): opens the sealed texts of OTP messages. */
   SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
   /** On SIGTERM, how long the submits on the wire get to finish before their jobs are handed back. */

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Carrier, PrismaClient } from "@sms/db";
-import { openCarrierPasswords, type SecretBox } from "@sms/secret-box";
+import { openCarrierPasswords, type CarrierPasswordLogger, type SecretBox } from "@sms/secret-box";
 
 /** What a receiver bind needs to know about a carrier (the generated Prisma type, trimmed). */
 export type CarrierEndpoint = Pick<
@@ -10,14 +10,15 @@ export type CarrierEndpoint = Pick<
 
 /**
  * The enabled carriers, from the carriers table, with their passwords opened (sealed at rest;
- * a carrier whose password does not open with this key is left out and `onUnopened` told).
+ * a carrier whose password does not open with this key is left out, with an error logged: it
+ * costs that carrier its receiver binds, not the others theirs).
  * A carrier in transceiver mode gets no receiver binds here: the dispatcher's transceiver binds
  * take its receipts (docs/decisions.md#transceiver-binds).
  */
 export async function loadEnabledCarriers(
   prisma: PrismaClient,
   box: SecretBox,
-  onUnopened: (carrierId: string, error: unknown) => void,
+  logger: CarrierPasswordLogger,
 ): Promise<CarrierEndpoint[]> {
   const rows = await prisma.carrier.findMany({
     where: { enabled: true },
@@ -35,7 +36,7 @@ export async function loadEnabledCarriers(
       transceiverBinds: true,
     },
   });
-  return openCarrierPasswords(box, rows, onUnopened).map(({ transceiverBinds, ...carrier }) => ({
+  return openCarrierPasswords(box, rows, logger).map(({ transceiverBinds, ...carrier }) => ({
     ...carrier,
     receiverBinds: transceiverBinds > 0 ? 0 : carrier.receiverBinds,
   }));

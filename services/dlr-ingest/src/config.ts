@@ -1,4 +1,4 @@
-import { commonSettings, envInt, loadConfig, z } from "@sms/config";
+import { commonSettings, envInt, loadConfig, segmentSettings, z } from "@sms/config";
 import { encryptionKeySetting } from "@sms/secret-box";
 
 const MINUTE = 60_000;
@@ -28,10 +28,8 @@ const DlrIngestSettings = z.object({
     (value) => (value === "" ? undefined : value),
     z.string().min(16).optional(),
   ),
-  /** Most segments of a keyword auto-reply (an account's text is refused longer); keep it equal to the gateway's. */
-  MAX_SEGMENTS: envInt(10, 1, 255),
-  /** Credits charged per segment of a keyword auto-reply; keep it equal to the gateway's. */
-  CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
+  // MAX_SEGMENTS and CREDITS_PER_SEGMENT of keyword auto-replies (an account's longer text is refused).
+  ...segmentSettings,
   /** Opens the carriers' SMPP passwords, sealed at rest (the services' one key). */
   SECRET_ENCRYPTION_KEY: encryptionKeySetting(),
   /** enquire_link period on receiver binds, ms; 0 turns it off. */

@@ -74,14 +74,8 @@ export async function startDlrIngest(
   });
 
   const box = createSecretBox(config.SECRET_ENCRYPTION_KEY);
-  // A password sealed under another key costs that carrier its receiver binds, not the others theirs.
-  const unopened = (carrierId: string, error: unknown) =>
-    logger.error("carrier password does not open with this key; set it again (admin carrier update)", {
-      carrierId,
-      error: String(error),
-    });
   const refreshCarriers = async () =>
-    binds.reconcile(await loadEnabledCarriers(database.prisma, box, unopened));
+    binds.reconcile(await loadEnabledCarriers(database.prisma, box, logger));
   // A database that is down at start does not stop the service: the loop binds once it answers.
   await refreshCarriers().catch((error: unknown) =>
     logger.error("carrier refresh failed; trying again at the next interval", {

@@ -3,8 +3,9 @@ import type pg from "pg";
 import type { Counter } from "prom-client";
 import { MessageFlowMetrics, MessageStatusMetrics, OutboxMetrics } from "./message-metrics";
 
-/** The scheduler's promotion loop and reconciler. */
-export class SchedulerLoopMetrics {
+/** What the scheduler reports on /metrics: its loops, open messages by status, status changes relayed, the process. */
+export class SchedulerMetrics {
+  readonly registry: MetricsRegistry;
   readonly promoted: Counter;
   readonly promoteTicks: Counter;
   readonly promoteErrors: Counter;
@@ -18,78 +19,69 @@ export class SchedulerLoopMetrics {
   readonly expiryErrors: Counter;
   readonly countDeltasFolded: Counter;
   readonly countErrors: Counter;
-
-  constructor(metrics: MetricsRegistry) {
-    this.promoted = counter(
-      metrics,
-      "sms_scheduler_promoted_messages_total",
-      "Scheduled messages moved to queued",
-    );
-    this.promoteTicks = counter(metrics, "sms_scheduler_ticks_total", "Promotion ticks run");
-    this.promoteErrors = counter(metrics, "sms_scheduler_tick_errors_total", "Promotion ticks that failed");
-    this.reconcileTicks = counter(metrics, "sms_scheduler_reconcile_ticks_total", "Reconciler ticks run");
-    this.reconcileErrors = counter(
-      metrics,
-      "sms_scheduler_reconcile_errors_total",
-      "Reconciler ticks that failed",
-    );
-    this.reenqueued = counter(
-      metrics,
-      "sms_scheduler_reenqueued_messages_total",
-      "Stale queued messages that no dispatch job held, enqueued again",
-    );
-    this.outboxRelayed = counter(
-      metrics,
-      "sms_scheduler_outbox_relayed_total",
-      "dispatch_outbox rows re-enqueued by the relay (their first hand-off to Redis did not happen)",
-    );
-    this.expired = counter(
-      metrics,
-      "sms_scheduler_expired_messages_total",
-      "Scheduled or queued messages failed EXPIRED by the validity sweep (their validity ended before they reached a carrier)",
-    );
-    this.expiryRefunds = counter(
-      metrics,
-      "sms_scheduler_expired_refunded_credits_total",
-      "Credits returned with messages failed EXPIRED by the validity sweep",
-    );
-    this.receiptTimeouts = counter(
-      metrics,
-      "sms_scheduler_receipt_timeouts_total",
-      "Sent messages failed RECEIPT_TIMEOUT (no final receipt within their validity plus the grace)",
-    );
-    this.expiryErrors = counter(
-      metrics,
-      "sms_scheduler_expiry_errors_total",
-      "Ticks of the validity and receipt-timeout sweeps that failed",
-    );
-    this.countDeltasFolded = counter(
-      metrics,
-      "sms_scheduler_message_count_deltas_folded_total",
-      "Status-change deltas folded into the per-account message counts (what the dashboard overview reads)",
-    );
-    this.countErrors = counter(
-      metrics,
-      "sms_scheduler_message_counts_errors_total",
-      "Ticks of the message-counts fold that failed",
-    );
-  }
-}
-
-/** What the scheduler reports on /metrics: its loops, open messages by status, status changes relayed, the process. */
-export class SchedulerMetrics extends SchedulerLoopMetrics {
-  readonly registry: MetricsRegistry;
   readonly messages: MessageStatusMetrics;
   readonly flow: MessageFlowMetrics;
   readonly outbox: OutboxMetrics;
-  readonly retentionPasses: ReturnType<typeof counter>;
-  readonly retentionErrors: ReturnType<typeof counter>;
+  readonly retentionPasses: Counter;
+  readonly retentionErrors: Counter;
   readonly retentionDeleted: ReturnType<typeof labeledCounter<"table">>;
   readonly retentionDroppedPartitions: ReturnType<typeof labeledCounter<"table">>;
 
   constructor(pool: pg.Pool, registry = new MetricsRegistry()) {
-    super(registry);
     this.registry = registry;
+    this.promoted = counter(
+      registry,
+      "sms_scheduler_promoted_messages_total",
+      "Scheduled messages moved to queued",
+    );
+    this.promoteTicks = counter(registry, "sms_scheduler_ticks_total", "Promotion ticks run");
+    this.promoteErrors = counter(registry, "sms_scheduler_tick_errors_total", "Promotion ticks that failed");
+    this.reconcileTicks = counter(registry, "sms_scheduler_reconcile_ticks_total", "Reconciler ticks run");
+    this.reconcileErrors = counter(
+      registry,
+      "sms_scheduler_reconcile_errors_total",
+      "Reconciler ticks that failed",
+    );
+    this.reenqueued = counter(
+      registry,
+      "sms_scheduler_reenqueued_messages_total",
+      "Stale queued messages that no dispatch job held, enqueued again",
+    );
+    this.outboxRelayed = counter(
+      registry,
+      "sms_scheduler_outbox_relayed_total",
+      "dispatch_outbox rows re-enqueued by the relay (their first hand-off to Redis did not happen)",
+    );
+    this.expired = counter(
+      registry,
+      "sms_scheduler_expired_messages_total",
+      "Scheduled or queued messages failed EXPIRED by the validity sweep (their validity ended before they reached a carrier)",
+    );
+    this.expiryRefunds = counter(
+      registry,
+      "sms_scheduler_expired_refunded_credits_total",
+      "Credits returned with messages failed EXPIRED by the validity sweep",
+    );
+    this.receiptTimeouts = counter(
+      registry,
+      "sms_scheduler_receipt_timeouts_total",
+      "Sent messages failed RECEIPT_TIMEOUT (no final receipt within their validity plus the grace)",
+    );
+    this.expiryErrors = counter(
+      registry,
+      "sms_scheduler_expiry_errors_total",
+      "Ticks of the validity and receipt-timeout sweeps that failed",
+    );
+    this.countDeltasFolded = counter(
+      registry,
+      "sms_scheduler_message_count_deltas_folded_total",
+      "Status-change deltas folded into the per-account message counts (what the dashboard overview reads)",
+    );
+    this.countErrors = counter(
+      registry,
+      "sms_scheduler_message_counts_errors_total",
+      "Ticks of the message-counts fold that failed",
+    );
     this.messages = new MessageStatusMetrics(registry, pool);
     this.flow = new MessageFlowMetrics(registry);
     this.outbox = new OutboxMetrics(registry, pool);

@@ -1,4 +1,4 @@
-import { commonSettings, envInt, loadConfig, z } from "@sms/config";
+import { commonSettings, envInt, loadConfig, segmentSettings, z } from "@sms/config";
 
 const MINUTE = 60_000;
 const optionalPath = z.preprocess((value) => (value === "" ? undefined : value), z.string().optional());
@@ -62,10 +62,7 @@ const SmppServerSettings = z.object({
   DLR_OUT_CONCURRENCY: envInt(100, 1, 1000),
   /** Acceptance transactions in flight at once (group commit; one account's serialize on its balance row anyway). */
   ACCEPT_CONCURRENT_FLUSHES: envInt(1, 1, 16),
-  /** Most segments one message may have (docs/messages.md#segments-and-encoding). */
-  MAX_SEGMENTS: envInt(10, 1, 255),
-  /** Credits charged per segment (docs/messages.md#credits). */
-  CREDITS_PER_SEGMENT: envInt(1, 0, 1000),
+  ...segmentSettings,
   /** Validity of a message that names none, in seconds (48 h: docs/messages.md#validity); from when it is due. */
   MESSAGE_VALIDITY_DEFAULT_SECONDS: envInt(172_800, 60, 259_200),
   /** Seconds an account's limits and sender ids are cached per process. */

@@ -1,5 +1,3 @@
-// The service's entry for other workspaces (the cross-service tests in e2e/, the dashboard's
-// bind count): how to start it, read its settings, and the bind leases it holds in Redis.
-export { loadSmppServerConfig, type SmppServerConfig } from "./config";
-export { startSmppServer, type RunningSmppServer } from "./service";
+// The service's entry for other workspaces (the dashboard's bind count): the bind leases it
+// holds in Redis. The cross-service tests in e2e/ start it through test/harness.ts.
 export { BindLeases } from "./bind-leases";

@@ -5,7 +5,7 @@ import { csvRecord, inertText } from "./csv";
 export const EXPORT_MAX_DAYS = 31;
 
 /** The header row, in column order. */
-export const EXPORT_COLUMNS = [
+const EXPORT_COLUMNS = [
   "id",
   "created_at",
   "to",

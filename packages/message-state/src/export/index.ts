@@ -1,6 +1,4 @@
-export { csvField, csvRecord, inertText } from "./csv";
 export {
-  EXPORT_COLUMNS,
   EXPORT_MAX_DAYS,
   exportFileName,
   exportRangeProblem,
