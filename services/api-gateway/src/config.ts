@@ -1,4 +1,5 @@
 import { commonSettings, envBoolean, envInt, loadConfig, segmentSettings, z } from "@sms/config";
+import { exportsPerAccountSetting } from "@sms/message-state";
 import { encryptionKeySetting } from "@sms/secret-box";
 
 const GatewaySettings = z.object({
@@ -12,7 +13,7 @@ const GatewaySettings = z.object({
   /** Address to listen on. */
   HOST: z.string().default("0.0.0.0"),
   /** Message exports (GET /v1/sms/export) one account may run at a time in each gateway process (docs/api.md#export-messages). */
-  EXPORTS_PER_ACCOUNT: envInt(2, 1, 100),
+  EXPORTS_PER_ACCOUNT: exportsPerAccountSetting(),
   /** Largest request body in bytes (docs/api.md#conventions: 1 MiB). */
   BODY_LIMIT_BYTES: envInt(1024 * 1024, 1024, 64 * 1024 * 1024),
   ...segmentSettings,

@@ -1,4 +1,5 @@
 import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
+import { exportsPerAccountSetting } from "@sms/message-state";
 import { encryptionKeySetting } from "@sms/secret-box";
 
 const DashboardSettings = z.object({
@@ -28,6 +29,8 @@ const DashboardSettings = z.object({
    * client shares the proxy's address.
    */
   DASHBOARD_IP_SIGN_IN_FAILURES: envInt(30, 1, 10_000),
+  /** CSV downloads (/messages/export) one account may run at a time in this process, as the gateway's (docs/api.md#export-messages). */
+  EXPORTS_PER_ACCOUNT: exportsPerAccountSetting(),
   /** Largest form body, in bytes. */
   DASHBOARD_BODY_LIMIT_BYTES: envInt(16_384, 1024, 1_048_576),
   /** Proxies whose X-Forwarded-For is trusted (for the address recorded with sign-in attempts). */

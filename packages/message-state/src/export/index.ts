@@ -6,3 +6,10 @@ export {
   type ExportRange,
   type ExportSink,
 } from "./export";
+export {
+  createMessageExports,
+  EXPORT_RETRY_AFTER_SECONDS,
+  exportsPerAccountSetting,
+  type ExportResponse,
+  type MessageExports,
+} from "./message-exports";

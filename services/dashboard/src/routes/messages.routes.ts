@@ -1,5 +1,5 @@
 import { Router } from "express";
-import { exportFileName, writeMessageExport } from "@sms/message-state";
+import { createMessageExports, EXPORT_RETRY_AFTER_SECONDS } from "@sms/message-state";
 import { parseExportForm, type ParsedExportForm } from "../data/message-export-form";
 import { parseMessageFilters } from "../data/message-filters";
 import { findMessage, searchMessages } from "../data/messages";
@@ -9,13 +9,10 @@ import { NotFoundError, sendPage, sessionOf } from "../http";
 import { pageSize } from "../pagination";
 import { messagePage, messagesPage, otpsPage } from "../views/messages.view";
 
-/** CSV downloads one account may run at a time in this process: each reads up to a month of messages. */
-const EXPORTS_PER_ACCOUNT = 2;
-
 export function messageRoutes(deps: DashboardDeps): Router {
   const { prisma } = deps.db;
   const router = Router();
-  const exportsRunning = new Map<string, number>();
+  const messageExports = createMessageExports(deps.db.pool, { perAccount: deps.config.EXPORTS_PER_ACCOUNT });
 
   router.get("/messages", async (req, res) => {
     const session = sessionOf(res);
@@ -44,31 +41,12 @@ export function messageRoutes(deps: DashboardDeps): Router {
       sendPage(res, status, messagesPage(session, parseMessageFilters({}), first, true, form));
     };
     if (!download.range) return refuse(400, download);
-    const running = exportsRunning.get(session.accountId) ?? 0;
-    if (running >= EXPORTS_PER_ACCOUNT) {
-      res.set("Retry-After", "5");
+    if (!(await messageExports.send(session.accountId, download.range, res))) {
+      res.set("Retry-After", String(EXPORT_RETRY_AFTER_SECONDS));
       return refuse(429, {
         ...download,
         errors: { until: "A download of this account is still running: try again when it has finished." },
       });
-    }
-    exportsRunning.set(session.accountId, running + 1);
-    try {
-      res.status(200).set({
-        "Content-Type": "text/csv; charset=utf-8",
-        "Content-Disposition": `attachment; filename="${exportFileName(download.range)}"`,
-        "Cache-Control": "no-store",
-      });
-      await writeMessageExport(deps.db.pool, session.accountId, download.range, res);
-      res.end();
-    } catch (error) {
-      // After the header row the status is sent: a failure can only cut the download short.
-      if (!res.headersSent) throw error;
-      res.destroy(error instanceof Error ? error : new Error(String(error)));
-    } finally {
-      const left = (exportsRunning.get(session.accountId) ?? 1) - 1;
-      if (left > 0) exportsRunning.set(session.accountId, left);
-      else exportsRunning.delete(session.accountId);
     }
   });
 
