@@ -83,7 +83,9 @@ describe("inbound intake", () => {
 
   it("queues the deliver_sm parts of a burst for the binding account only, in order, in a few transactions", async () => {
     const binder = await insertAccount(pool);
-    await pool.query("INSERT INTO inbound_numbers (number, account_id) VALUES ('+14155557002', $1)", [binder]);
+    await pool.query("INSERT INTO inbound_numbers (number, account_id) VALUES ('+14155557002', $1)", [
+      binder,
+    ]);
     await pool.query(
       "INSERT INTO smpp_credentials (system_id, account_id, password_hash) VALUES ($1, $2, 'unused')",
       [`sys_${binder.slice(-8)}`, binder],
@@ -93,7 +95,9 @@ describe("inbound intake", () => {
     const intake = createInboundIntake(pool);
     const before = await commits();
     await Promise.all(
-      texts.map((text, i) => intake.store("car_a", whole(i % 3 === 2 ? "+14155557001" : "+14155557002", text))),
+      texts.map((text, i) =>
+        intake.store("car_a", whole(i % 3 === 2 ? "+14155557001" : "+14155557002", text)),
+      ),
     );
     expect((await commits()) - before).toBeLessThan(20);
     const { rows } = await pool.query<{ text: string; account_id: string; parts: number[]; esm: number[] }>(
