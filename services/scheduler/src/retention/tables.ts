@@ -83,7 +83,9 @@ export const PARTITIONED_TABLES: readonly {
     table: "outbox_events",
     kind: "outbox",
     keepWhile:
-      "EXISTS (SELECT 1 FROM outbox_pending p JOIN {partition} e ON e.id = p.event_id)" +
+      // By the day's id range: outbox_pending is the relay's backlog, small, where a join to the
+      // day would read the day (a million rows: 80 ms).
+      "EXISTS (SELECT 1 FROM outbox_pending p WHERE ({from}::text IS NULL OR p.event_id >= {from}) AND p.event_id < {to})" +
       " OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE ({from}::text IS NULL OR d.event_id >= {from}) AND d.event_id < {to})",
   },
 ];
