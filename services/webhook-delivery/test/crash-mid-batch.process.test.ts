@@ -1,11 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { waitFor } from "@sms/testing";
+import type { ChildProcess } from "node:child_process";
+import { startServiceProcess, waitFor } from "@sms/testing";
 import { startWebhookWorld, type WebhookWorld } from "./harness";
 import { startReceiver, type Receiver } from "./receiver";
 
-const BUNDLE = path.resolve(__dirname, "../dist/main.js");
 const EVENTS = 300;
 const CAP = 5;
 
@@ -13,7 +10,6 @@ let w: WebhookWorld;
 let r: Receiver;
 
 beforeAll(async () => {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run pnpm build (npm test does)`);
   w = await startWebhookWorld();
   r = await startReceiver();
 });
@@ -23,20 +19,16 @@ afterAll(async () => {
 });
 
 function launch(): ChildProcess {
-  return spawn(process.execPath, [BUNDLE], {
-    env: {
-      ...process.env,
-      ...w.env,
-      LOG_LEVEL: "error",
-      WEBHOOK_ENDPOINT_CONCURRENCY: String(CAP),
-      WEBHOOK_TIMEOUT_MS: "2000",
-      WEBHOOK_LOCK_MS: "3000",
-      WEBHOOK_STALLED_CHECK_MS: "1000",
-      // The reconciler stays out of it: only the stalled job's own claim can bring the rest back.
-      WEBHOOK_RECONCILE_STALE_MS: "3600000",
-    },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+  // The bundle as an orchestrator runs it; the test kills and restarts the child itself.
+  return startServiceProcess("webhook-delivery", {
+    ...w.env,
+    WEBHOOK_ENDPOINT_CONCURRENCY: String(CAP),
+    WEBHOOK_TIMEOUT_MS: "2000",
+    WEBHOOK_LOCK_MS: "3000",
+    WEBHOOK_STALLED_CHECK_MS: "1000",
+    // The reconciler stays out of it: only the stalled job's own claim can bring the rest back.
+    WEBHOOK_RECONCILE_STALE_MS: "3600000",
+  }).child;
 }
 
 /**
