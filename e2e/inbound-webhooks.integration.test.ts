@@ -3,16 +3,11 @@ import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/har
 import { loadDlrIngestConfig } from "@sms/dlr-ingest";
 import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
 import { createLogger } from "@sms/logger";
-import { startOutboxRelay } from "@sms/outbox-relay";
-import { createSmppReceiptProducer, createWebhookDeliverProducer } from "@sms/queues";
-import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { waitFor } from "@sms/testing";
 import { WebhookEndpoints } from "@sms/webhooks";
-import { loadWebhookDeliveryConfig } from "@sms/webhook-delivery";
-import { startWebhookDelivery } from "@sms/webhook-delivery";
-import { TEST_ENV } from "@sms/webhook-delivery/test/harness";
 import { startReceiver, type Receiver } from "@sms/webhook-delivery/test/receiver";
+import { startWebhookStage } from "./webhook-stage";
 
 /**
  * Inbound for real: the carrier simulator delivers deliver_sm over SMPP to dlr-ingest's two
@@ -55,24 +50,7 @@ describe("inbound messages through the real pipeline", () => {
     );
     stops.push(() => dlr.stop());
     await waitFor(() => dlr.binds.summary().some((s) => s.bound === 2), { what: "two receiver binds" });
-    const connection = createRedis(d.world.redisUrl, "queue");
-    const context = { connection, prefix: d.world.redisPrefix };
-    const producers = {
-      webhooks: createWebhookDeliverProducer(context),
-      smppReceipts: createSmppReceiptProducer(context),
-    };
-    const relay = startOutboxRelay({ pool: d.db.pool, producers, logger, batchSize: 500, idleMs: 20 });
-    stops.push(async () => {
-      await relay.stop();
-      await producers.webhooks.close();
-      await producers.smppReceipts.close();
-      connection.disconnect();
-    });
-    const hooks = await startWebhookDelivery(
-      loadWebhookDeliveryConfig({ ...d.world.env, ...TEST_ENV, SECRET_ENCRYPTION_KEY: key }),
-      logger,
-    );
-    stops.push(() => hooks.stop());
+    stops.push(await startWebhookStage(d, logger));
   }, 60_000);
   afterAll(async () => {
     for (const stop of stops.reverse()) await stop();

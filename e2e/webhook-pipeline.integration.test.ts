@@ -3,16 +3,11 @@ import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/har
 import { loadDlrIngestConfig } from "@sms/dlr-ingest";
 import { startDlrIngest } from "@sms/dlr-ingest";
 import { createLogger } from "@sms/logger";
-import { startOutboxRelay } from "@sms/outbox-relay";
-import { createSmppReceiptProducer, createWebhookDeliverProducer } from "@sms/queues";
-import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { waitFor } from "@sms/testing";
 import { WebhookEndpoints } from "@sms/webhooks";
-import { loadWebhookDeliveryConfig } from "@sms/webhook-delivery";
-import { startWebhookDelivery } from "@sms/webhook-delivery";
-import { TEST_ENV } from "@sms/webhook-delivery/test/harness";
 import { startReceiver, type Receiver } from "@sms/webhook-delivery/test/receiver";
+import { startWebhookStage } from "./webhook-stage";
 
 /**
  * The whole path for real: acceptance → dispatcher → carrier simulator over SMPP →
@@ -40,24 +35,7 @@ describe("status webhooks through the real pipeline", () => {
       logger,
     );
     stops.push(() => dlr.stop());
-    const connection = createRedis(d.world.redisUrl, "queue");
-    const context = { connection, prefix: d.world.redisPrefix };
-    const producers = {
-      webhooks: createWebhookDeliverProducer(context),
-      smppReceipts: createSmppReceiptProducer(context),
-    };
-    const relay = startOutboxRelay({ pool: d.db.pool, producers, logger, batchSize: 500, idleMs: 20 });
-    stops.push(async () => {
-      await relay.stop();
-      await producers.webhooks.close();
-      await producers.smppReceipts.close();
-      connection.disconnect();
-    });
-    const hooks = await startWebhookDelivery(
-      loadWebhookDeliveryConfig({ ...d.world.env, ...TEST_ENV, SECRET_ENCRYPTION_KEY: key }),
-      logger,
-    );
-    stops.push(() => hooks.stop());
+    stops.push(await startWebhookStage(d, logger));
   });
   afterAll(async () => {
     for (const stop of stops.reverse()) await stop();
