@@ -1,3 +1,6 @@
+/** Whether any event waits for the relay: the oldest one's queue key, from the index. */
+export const NEXT_PENDING = "SELECT seq FROM outbox_pending ORDER BY seq LIMIT 1";
+
 /**
  * Claims the oldest unpublished events by deleting their outbox_pending rows, in the
  * caller's transaction. SKIP LOCKED lets relays on several replicas take disjoint rows;

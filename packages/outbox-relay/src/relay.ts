@@ -11,7 +11,7 @@ import {
 } from "@sms/queues";
 import { notifyReceiptsStored, storeReceiptsFor } from "@sms/customer-receipts";
 import { isSubscribed, type OutboxRow } from "@sms/webhooks";
-import { CLAIM_EVENTS, INSERT_DELIVERIES } from "./relay.sql";
+import { CLAIM_EVENTS, INSERT_DELIVERIES, NEXT_PENDING } from "./relay.sql";
 
 interface ClaimedRow extends OutboxRow {
   source: string;
@@ -57,6 +57,10 @@ export async function relayOutbox(
   const client = await pool.connect();
   let published: Awaited<ReturnType<typeof publishClaimed>>;
   try {
+    // An idle relay polls every EVENT_RELAY_IDLE_MS: it stops at this one prepared read, where
+    // the claim is planned for each run (about 0.6 ms over a month of day partitions).
+    const waiting = await client.query({ name: "outbox-relay-next-pending", text: NEXT_PENDING });
+    if (waiting.rowCount === 0) return { events: 0, webhooks: 0, smppReceipts: 0, statuses: {} };
     await client.query("BEGIN");
     published = await publishClaimed(client, producers, options.limit);
     await client.query("COMMIT");
