@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
-import type pg from "pg";
+import pg from "pg";
 import { newId } from "@sms/ids";
+import { createTestWorld } from "@sms/testing";
 
 /** Fixture rows for receipt tests (here and in dlr-ingest): what acceptance and the dispatcher would have written. */
 
@@ -14,6 +15,30 @@ export async function insertAccount(pool: Db, balance = 100): Promise<string> {
     [id, balance],
   );
   return id;
+}
+
+export interface ReceiptsWorld {
+  pool: pg.Pool;
+  /** An account with the default balance, for the file's messages. */
+  accountId: string;
+  close(): Promise<void>;
+}
+
+/** A test file's world: a database of its own, a pool of 20 connections and one account. */
+export async function openReceiptsWorld(): Promise<ReceiptsWorld> {
+  const world = await createTestWorld();
+  const pool = new pg.Pool({ connectionString: world.databaseUrl, max: 20 });
+  // world.destroy() (DROP … WITH (FORCE)) may signal a connection pool.end() is still closing.
+  pool.on("error", () => undefined);
+  const accountId = await insertAccount(pool);
+  return {
+    pool,
+    accountId,
+    async close() {
+      await pool.end();
+      await world.destroy();
+    },
+  };
 }
 
 export interface MessageFixture {
@@ -60,6 +85,26 @@ export async function insertSegment(
       segment.carrierMessageId ?? null,
     ],
   );
+}
+
+let carrierSeq = 0;
+/** A carrier id no other test in this test file uses (each test file has a database of its own). */
+export function nextCarrierId(): string {
+  return `car_${++carrierSeq}`;
+}
+
+/** A sent message whose segments carry the carrier ids `carrierMessageIds` (one segment per id). */
+export async function insertSentMessage(
+  pool: Db,
+  message: { accountId: string; carrierId: string; carrierMessageIds: string[] },
+): Promise<string> {
+  const messageId = await insertMessage(pool, {
+    accountId: message.accountId,
+    segments: message.carrierMessageIds.length,
+  });
+  for (const [i, id] of message.carrierMessageIds.entries())
+    await insertSegment(pool, { messageId, seq: i + 1, carrierId: message.carrierId, carrierMessageId: id });
+  return messageId;
 }
 
 export async function insertCarrier(

@@ -1,5 +1,9 @@
 import type pg from "pg";
+import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
+import { createTestWorld } from "@sms/testing";
+import { applyTransition } from "../src/apply-transition";
+import type { MessageStatus } from "../src/transitions";
 
 /** An active account with `balance` credits. */
 export async function insertAccount(pool: pg.Pool, balance = 100): Promise<string> {
@@ -9,6 +13,28 @@ export async function insertAccount(pool: pg.Pool, balance = 100): Promise<strin
     balance,
   ]);
   return id;
+}
+
+export interface TransitionWorld {
+  db: Database;
+  /** An account with a million credits, for the file's messages. */
+  accountId: string;
+  close(): Promise<void>;
+}
+
+/** A test file's world for applyTransition: a database of its own, a pool of 25 and one account. */
+export async function openTransitionWorld(): Promise<TransitionWorld> {
+  const world = await createTestWorld();
+  const db = createDatabase(world.databaseUrl, { poolSize: 25 });
+  const accountId = await insertAccount(db.pool, 1_000_000);
+  return {
+    db,
+    accountId,
+    async close() {
+      await db.close();
+      await world.destroy();
+    },
+  };
 }
 
 export interface MessageFixture {
@@ -70,4 +96,41 @@ export async function countRows(pool: pg.Pool, table: string, messageId: string)
     [messageId],
   );
   return rows[0]!.n;
+}
+
+/** A message brought to `status` through the allowed path, each step applied at `at`. */
+export async function insertMessageIn(
+  pool: pg.Pool,
+  fixture: { accountId: string; status: MessageStatus; credits: number; at: Date },
+): Promise<string> {
+  const { accountId, status, credits, at } = fixture;
+  const start = status === "scheduled" || status === "canceled" ? "scheduled" : "queued";
+  const id = await insertMessage(pool, { accountId, status: start, credits });
+  const path: Record<MessageStatus, MessageStatus[]> = {
+    scheduled: [],
+    queued: [],
+    sent: ["sent"],
+    delivered: ["sent", "delivered"],
+    failed: ["failed"],
+    canceled: ["canceled"],
+  };
+  for (const to of path[status]) {
+    // As the dispatcher would: the carrier accepted the segment before the message is sent.
+    if (to === "sent") await insertSegment(pool, id, { status: "submitted", carrierMessageId: `c-${id}` });
+    const result = await applyTransition(pool, { messageId: id, to, at });
+    expect(result.applied).toBe(true);
+  }
+  return id;
+}
+
+/** The message row, and how many rows of it the history, outbox, dispatch outbox and ledger hold. */
+export async function snapshotMessage(pool: pg.Pool, id: string) {
+  const { rows } = await pool.query("SELECT * FROM messages WHERE id = $1", [id]);
+  return {
+    message: rows[0],
+    events: await countRows(pool, "message_events", id),
+    outbox: await countRows(pool, "outbox_events", id),
+    dispatch: await countRows(pool, "dispatch_outbox", id),
+    ledger: await countRows(pool, "credit_ledger", id),
+  };
 }
