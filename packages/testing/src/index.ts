@@ -17,5 +17,6 @@ export {
   type Queryable,
   type SimulatorCarrier,
 } from "./pipeline-seed";
+export { lockTableFor, waitForLockWaiter } from "./slow-database";
 export { statsPool } from "./table-stats";
-export { tablesRead } from "./plans";
+export { readsOf, tablesRead, type TableRead } from "./plans";
