@@ -1,5 +1,5 @@
 import pg from "pg";
-import { createTestWorld, type TestWorld } from "@sms/testing";
+import { createTestWorld, readsOf, type TestWorld } from "@sms/testing";
 
 /*
  * The lookups the sending path and the API make on the big tables must each be served by an index
@@ -31,14 +31,21 @@ describe("hot query plans (real PostgreSQL)", () => {
     await db.query(
       `INSERT INTO accounts (id, name, updated_at) SELECT 'acc_' || n, 'a', now() FROM generate_series(0, 19) AS n`,
     );
+    await db.query(
+      `INSERT INTO batches (id, account_id, sender_id, total, accepted, rejected)
+       SELECT 'bat_' || n, 'acc_' || n, 'ACME', 1000, 1000, 0 FROM generate_series(0, 19) AS n`,
+    );
     await db.query(`INSERT INTO carriers (id, name, host, port, system_id, password, updated_at)
                     VALUES ('car_1', 'c', '127.0.0.1', 2775, 's', '', now())`);
     await db.query(
       `WITH m AS (
          INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged,
-                               status, created_at, updated_at)
+                               status, batch_id, client_ref, created_at, updated_at)
          SELECT 'msg_' || lpad(n::text, 26, '0'), 'acc_' || (n % 20), '+1415' || lpad(n::text, 7, '0'), 'ACME', 'hi',
                 'GSM7', 1, 1, CASE WHEN n % 10 = 0 THEN 'failed' ELSE 'delivered' END::"MessageStatus",
+                -- A bulk request of each account (1 message in 30), references on 1 in 7.
+                CASE WHEN n % 30 = 0 THEN 'bat_' || (n % 20) END,
+                CASE WHEN n % 7 = 0 THEN 'order-' || n END,
                 now() - make_interval(secs => 30000 - n), now()
          FROM generate_series(1, 30000) AS n RETURNING id, created_at
        ), e AS (
@@ -85,10 +92,10 @@ describe("hot query plans (real PostgreSQL)", () => {
     );
   });
 
-  it("a message's history reads the (message_id, sequence) index", async () => {
+  it("a message's history reads its primary key, (message_id, sequence)", async () => {
     await expectIndexOn(
       "message_events",
-      "message_events_message_id_sequence_key",
+      "message_events_pkey",
       "SELECT * FROM message_events WHERE message_id = ANY($1) ORDER BY sequence",
       [[messageId]],
     );
@@ -130,6 +137,26 @@ describe("hot query plans (real PostgreSQL)", () => {
       ["acc_3", new Date(Date.now() - 3_600_000), messageId],
     );
     expect(nextPage["Index Cond"]).toContain("created_at <=");
+  });
+
+  it("the messages of a customer's reference (GET /v1/sms?client_ref=…) read the index of referenced messages", async () => {
+    await expectIndexOn(
+      "messages",
+      "messages_client_ref_idx",
+      `SELECT * FROM messages WHERE account_id = $1 AND client_ref = $2 ORDER BY created_at DESC, id DESC LIMIT 51`,
+      ["acc_7", "order-7007"],
+    );
+  });
+
+  it("a batch's counts by status (GET /v1/batches/{id}) read the index of batched messages", async () => {
+    // 500 messages: a bitmap scan (alone, or ANDed with the account's index) serves as well as an index scan.
+    const reads = await readsOf(
+      db,
+      `SELECT status, count(*) FROM messages WHERE batch_id = $1 AND account_id = $2 GROUP BY status`,
+      ["bat_10", "acc_10"],
+    );
+    expect(reads).toHaveLength(1);
+    expect(reads[0]!.via.split(" + ")).toContain("messages_batch_status_idx");
   });
 
   it("retention's read of the oldest messages walks the primary key up to the cutoff's id", async () => {

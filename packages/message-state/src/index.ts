@@ -22,7 +22,12 @@ export {
   OVERDUE_SENT,
   type SweepResult,
 } from "./expiry";
-export { promoteDueScheduled, type PromoteOptions, type PromotedMessage } from "./promote-due";
+export {
+  PROMOTE_STATEMENTS,
+  promoteDueScheduled,
+  type PromoteOptions,
+  type PromotedMessage,
+} from "./promote-due";
 export type { Queryable } from "./queryable";
 export { acceptedEventPayload, STATUS_EVENT_PAYLOAD_SQL, type AcceptedMessage } from "./status-event";
 export * from "./counts";

@@ -25,6 +25,9 @@ ORDER BY scheduled_at
 LIMIT $2
 FOR NO KEY UPDATE OF messages SKIP LOCKED`;
 
+/** The statement that finds due messages, for the test of the index it reads. */
+export const PROMOTE_STATEMENTS = { LOCK_DUE } as const;
+
 interface DueRow {
   id: string;
   account_id: string;

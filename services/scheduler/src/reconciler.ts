@@ -25,6 +25,9 @@ WHERE status = 'queued'
 ORDER BY updated_at, id
 LIMIT $4`;
 
+/** The reconciler's page of queued messages, for the test of the index it reads. */
+export const RECONCILER_STATEMENTS = { STALE_QUEUED } as const;
+
 /**
  * Accepted messages that are in no queue (Redis lost its data, a job was deleted)
  * are queued again, so losing Redis loses no message (docs/README.md#nothing-accepted-is-lost). Every tick:
