@@ -98,6 +98,8 @@ export async function applyReceipts(
           carrierDoneAt: input.doneAt,
         })),
       );
+      // Named, unlike the look-ups of pending-receipts.ts: an insert reads no partition, so
+      // its cached plan cannot keep a scan chosen while a day was empty.
       const inserted = await client.query<{ id: string }>({
         name: "receipts-insert-batch",
         text: INSERT_RECEIPTS,

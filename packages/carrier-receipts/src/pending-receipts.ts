@@ -24,13 +24,19 @@ interface UnmatchedRow {
  */
 const UNMATCHED_WINDOW_MS = 3 * 24 * 3600 * 1000;
 
+// The statements below look rows of carrier_receipts up, so they are sent unnamed and planned for
+// each run (docs/decisions.md#partitions): a prepared statement's generic plan keeps the scan it
+// chose for today's partition while that day was nearly empty, and the day fills up after. Their
+// window starts at a timestamp passed in, not at now() less an interval: a value known when the
+// statement is planned leaves the older days out of the plan (now() is known only when it runs),
+// which makes planning several times cheaper with a month of days.
 const UNMATCHED_COLUMNS =
   "id::text, carrier_id, carrier_message_id, state, error_code, received_at, carrier_done_at, done_at";
 
 const UNMATCHED_FOR_KEYS = `
 SELECT ${UNMATCHED_COLUMNS} FROM carrier_receipts
 WHERE outcome = 'unmatched' AND (carrier_id, receipt_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
-  AND received_at > now() - make_interval(secs => $3::double precision / 1000)
+  AND received_at > $3::timestamptz
 ORDER BY id
 FOR UPDATE`;
 
@@ -38,6 +44,11 @@ const RECORD_OUTCOMES = `
 UPDATE carrier_receipts AS r SET outcome = t.outcome::"ReceiptOutcome", message_id = t.message_id, seq = t.seq
 FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::text[], $5::int[]) AS t(id, received_at, outcome, message_id, seq)
 WHERE r.id = t.id AND r.received_at = t.received_at AND r.received_at >= $6::timestamptz`;
+
+/** The start of a window of receive times that ends now. */
+function receivedSince(windowMs: number): Date {
+  return new Date(Date.now() - windowMs);
+}
 
 /** A segment the dispatcher just gave a carrier id: the receipt key it has by its carrier's form. */
 export interface SubmittedSegment {
@@ -70,9 +81,12 @@ export async function matchPendingReceiptsFor(
 ): Promise<ReceiptResult[]> {
   if (segments.length === 0) return [];
   const { rows } = await client.query<UnmatchedRow>({
-    name: "receipts-unmatched-for-keys",
     text: UNMATCHED_FOR_KEYS,
-    values: [segments.map((s) => s.carrierId), segments.map((s) => s.receiptKey), UNMATCHED_WINDOW_MS],
+    values: [
+      segments.map((s) => s.carrierId),
+      segments.map((s) => s.receiptKey),
+      receivedSince(UNMATCHED_WINDOW_MS),
+    ],
   });
   return settleUnmatched(client, rows, false);
 }
@@ -98,7 +112,7 @@ const SWEEPABLE = `
 SELECT id::text, carrier_id, carrier_message_id, receipt_key, received_at FROM carrier_receipts
 WHERE outcome = 'unmatched'
   AND received_at < now() - make_interval(secs => $1::double precision / 1000)
-  AND received_at > now() - make_interval(secs => $2::double precision / 1000)
+  AND received_at > $2::timestamptz
 ORDER BY received_at
 LIMIT $3`;
 
@@ -121,9 +135,8 @@ export async function sweepUnmatched(pool: pg.Pool, options: SweepOptions): Prom
       receipt_key: string | null;
     }
   >({
-    name: "receipts-sweepable",
     text: SWEEPABLE,
-    values: [options.olderThanMs, maxAgeMs, options.limit ?? 500],
+    values: [options.olderThanMs, receivedSince(maxAgeMs), options.limit ?? 500],
   });
   const result: SweepResult = { examined: rows.length, applied: 0, ignored: 0 };
   for (const candidate of rows) {
@@ -131,7 +144,6 @@ export async function sweepUnmatched(pool: pg.Pool, options: SweepOptions): Prom
     const settled = await inTransaction(pool, async (client) => {
       await lockCarrierMessageId(client, candidate.carrier_id, key);
       const locked = await client.query<UnmatchedRow>({
-        name: "receipts-unmatched-by-id",
         text: UNMATCHED_BY_ID,
         values: [candidate.id, candidate.received_at],
       });
@@ -167,7 +179,6 @@ async function settleUnmatched(
     .filter(({ result }) => result.outcome !== "unmatched");
   if (settled.length > 0)
     await client.query({
-      name: "receipts-record-outcomes",
       text: RECORD_OUTCOMES,
       values: [
         settled.map(({ result }) => result.receiptId),
