@@ -39,7 +39,7 @@ RUN mkdir -p /out/scripts /out/packages/db/src \
  && for dist in services/*/dist; do mkdir -p "/out/$dist" && cp -a "$dist/." "/out/$dist/"; done \
  && cp -a prisma prisma.config.ts /out/ \
  && cp packages/db/src/migrate-adapter.ts /out/packages/db/src/ \
- && cp scripts/container-entrypoint.sh scripts/migrate.sh scripts/prisma.sh scripts/ensure-database.mjs /out/scripts/ \
+ && cp scripts/container-entrypoint.sh scripts/node-flags.json scripts/migrate.sh scripts/prisma.sh scripts/ensure-database.mjs /out/scripts/ \
  && mv /deps/node_modules /out/node_modules
 
 FROM ${NODE_IMAGE} AS runtime

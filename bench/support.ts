@@ -75,6 +75,11 @@ const BACKGROUND = new Set<string>(
 );
 export const BACKGROUND_NICE = process.env.BACKGROUND_NICE ?? "10";
 
+/** V8 flags of the services that need them, as the container image and `npm start` give them. */
+const NODE_FLAGS: Record<string, string[]> = JSON.parse(
+  readFileSync(path.join(root, "scripts", "node-flags.json"), "utf8"),
+);
+
 /** Starts a built service as its own process and waits for its /readyz. */
 export async function startService(
   name: string,
@@ -84,6 +89,8 @@ export async function startService(
   const child = spawn(
     process.execPath,
     [
+      ...(NODE_FLAGS[name] ?? []),
+      // Last, so a run can override them (a flag given twice takes its last value).
       ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
       path.join(root, "services", name, "dist", "main.js"),
     ],

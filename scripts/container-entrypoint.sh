@@ -11,5 +11,7 @@ case "$service" in
   "") echo "set SERVICE or pass a service name (api-gateway, dispatcher, …), migrate or admin" >&2; exit 2 ;;
   *)
     [ -f "services/$service/dist/main.js" ] || { echo "no service named $service" >&2; exit 2; }
-    exec node --enable-source-maps "services/$service/dist/main.js" "$@" ;;
+    # Its V8 flags, if it has any (scripts/node-flags.json; npm start and the benches read it too).
+    read -r -a flags <<<"$(node -p 'require("./scripts/node-flags.json")[process.argv[1]]?.join(" ") ?? ""' "$service")"
+    exec node --enable-source-maps "${flags[@]}" "services/$service/dist/main.js" "$@" ;;
 esac

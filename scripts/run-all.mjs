@@ -46,6 +46,8 @@ const BACKGROUND = new Set(
   JSON.parse(readFileSync(path.join(root, "scripts", "background-services.json"), "utf8")),
 );
 const BACKGROUND_NICE = process.env.BACKGROUND_NICE ?? "10";
+// V8 flags of the services that need them, as the container image starts them (scripts/node-flags.json).
+const NODE_FLAGS = JSON.parse(readFileSync(path.join(root, "scripts", "node-flags.json"), "utf8"));
 const services = wanted.filter((name) => existsSync(path.join(root, "services", name, "dist", "main.js")));
 
 const children = new Map();
@@ -61,7 +63,11 @@ function stopAll(signal) {
 for (const name of services) {
   const child = spawn(
     process.execPath,
-    ["--enable-source-maps", path.join(root, "services", name, "dist", "main.js")],
+    [
+      "--enable-source-maps",
+      ...(NODE_FLAGS[name] ?? []),
+      path.join(root, "services", name, "dist", "main.js"),
+    ],
     {
       env: {
         ...process.env,
