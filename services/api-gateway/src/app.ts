@@ -86,7 +86,12 @@ export function buildApp(deps: GatewayDeps): express.Express {
   app.use(sendRoutes(deps.acceptor, idempotent));
   app.use(otpRoutes(deps.otp, idempotent));
   app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));
-  app.use(exportRoutes(deps.pool, { perAccount: deps.config.EXPORTS_PER_ACCOUNT }));
+  app.use(
+    exportRoutes(deps.pool, {
+      perAccount: deps.config.EXPORTS_PER_ACCOUNT,
+      logger: deps.logger,
+    }),
+  );
   app.use(messageRoutes(deps.prisma, deps.pool, idempotent));
   app.use(inboundRoutes(deps.prisma));
   app.use(suppressionRoutes(deps.pool, idempotent));

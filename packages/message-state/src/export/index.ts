@@ -11,5 +11,6 @@ export {
   EXPORT_RETRY_AFTER_SECONDS,
   exportsPerAccountSetting,
   type ExportResponse,
+  type MessageExportOptions,
   type MessageExports,
 } from "./message-exports";

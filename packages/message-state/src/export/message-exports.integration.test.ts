@@ -109,13 +109,21 @@ describe("createMessageExports (real HTTP and PostgreSQL)", () => {
       options: "-c lock_timeout=200",
     });
     impatient.on("error", () => undefined);
-    const server = await serve(createMessageExports(impatient, { perAccount: 1 }));
+    const cutShort: Array<[string, string]> = [];
+    const server = await serve(
+      createMessageExports(impatient, {
+        perAccount: 1,
+        logger: { warn: (_message, meta) => cutShort.push([String(meta.account_id), String(meta.error)]) },
+      }),
+    );
     try {
       const unlock = await lockMessages();
       const failed = await fetch(`${server.url}/${alice}`);
       expect(failed.status).toBe(200);
       // No final chunk: the client sees an incomplete body, not a complete short file.
       await expect(failed.text()).rejects.toThrow();
+      // The operator is told, with the account and PostgreSQL's own words.
+      expect(cutShort).toEqual([[alice, expect.stringMatching(/lock timeout/)]]);
       await unlock();
       const again = await fetch(`${server.url}/${alice}`);
       expect(again.status).toBe(200);

@@ -31,12 +31,23 @@ export interface MessageExports {
   send(accountId: string, range: ExportRange, response: ExportResponse): Promise<boolean>;
 }
 
+/** Options of createMessageExports. */
+export interface MessageExportOptions {
+  /** Exports of one account running at once in this process. */
+  perAccount: number;
+  /**
+   * Where an export cut short after its first rows went out (a database error) is logged: the
+   * client sees only an incomplete download, so this is where an operator learns of it.
+   */
+  logger?: { warn(message: string, meta: Record<string, unknown>): unknown };
+}
+
 /**
  * The export behind `GET /v1/sms/export` and the dashboard's download (docs/api.md#export-messages).
  * The limit is per process because one export reads up to a month of messages; a slot is
  * freed however the export ends: finished, the client gone, or a database error.
  */
-export function createMessageExports(db: Queryable, options: { perAccount: number }): MessageExports {
+export function createMessageExports(db: Queryable, options: MessageExportOptions): MessageExports {
   const running = new Map<string, number>();
   const release = (accountId: string) => {
     const left = (running.get(accountId) ?? 1) - 1;
@@ -49,7 +60,7 @@ export function createMessageExports(db: Queryable, options: { perAccount: numbe
       if (now >= options.perAccount) return false;
       running.set(accountId, now + 1);
       try {
-        await streamExport(db, accountId, range, response);
+        await streamExport(db, accountId, range, response, options.logger);
       } finally {
         release(accountId);
       }
@@ -63,6 +74,7 @@ async function streamExport(
   accountId: string,
   range: ExportRange,
   response: ExportResponse,
+  logger: MessageExportOptions["logger"],
 ): Promise<void> {
   response.statusCode = 200;
   response.setHeader("content-type", "text/csv; charset=utf-8");
@@ -75,6 +87,11 @@ async function streamExport(
     // Once the header row is out the status is sent: a failure can only cut the response
     // short (no final chunk), which clients report as an incomplete download.
     if (!response.headersSent) throw error;
-    response.destroy(error instanceof Error ? error : new Error(String(error)));
+    const cause = error instanceof Error ? error : new Error(String(error));
+    logger?.warn("message export cut short by an error after its first rows", {
+      account_id: accountId,
+      error: cause.message,
+    });
+    response.destroy(cause);
   }
 }

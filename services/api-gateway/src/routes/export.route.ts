@@ -1,7 +1,12 @@
 import type { Router } from "express";
 import type pg from "pg";
 import { ApiError } from "@sms/errors";
-import { createMessageExports, EXPORT_RETRY_AFTER_SECONDS, exportRangeProblem } from "@sms/message-state";
+import {
+  createMessageExports,
+  EXPORT_RETRY_AFTER_SECONDS,
+  exportRangeProblem,
+  type MessageExportOptions,
+} from "@sms/message-state";
 import { authOf, requirePermission } from "../http/auth";
 import { parseOrThrow } from "../http/validate";
 import { strictRouter } from "../http/strict-router";
@@ -13,7 +18,7 @@ import { ExportMessagesQuery } from "../schemas/sms";
  * take "export" for an id. On top of the account's requests per second, each gateway process
  * runs at most `perAccount` exports of one account at a time.
  */
-export function exportRoutes(pool: pg.Pool, options: { perAccount: number }): Router {
+export function exportRoutes(pool: pg.Pool, options: MessageExportOptions): Router {
   const router = strictRouter();
   const messageExports = createMessageExports(pool, options);
 

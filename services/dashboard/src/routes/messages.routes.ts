@@ -12,7 +12,10 @@ import { messagePage, messagesPage, otpsPage } from "../views/messages.view";
 export function messageRoutes(deps: DashboardDeps): Router {
   const { prisma } = deps.db;
   const router = Router();
-  const messageExports = createMessageExports(deps.db.pool, { perAccount: deps.config.EXPORTS_PER_ACCOUNT });
+  const messageExports = createMessageExports(deps.db.pool, {
+    perAccount: deps.config.EXPORTS_PER_ACCOUNT,
+    logger: deps.logger,
+  });
 
   router.get("/messages", async (req, res) => {
     const session = sessionOf(res);
