@@ -5,8 +5,7 @@ import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simu
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";
-import { createAcceptance, type Acceptance } from "@sms/message-acceptance";
-import { createDispatchProducer } from "@sms/queues";
+import type { Acceptance } from "@sms/message-acceptance";
 import { createRedis } from "@sms/redis";
 import {
   createTestWorld,
@@ -17,6 +16,7 @@ import {
 } from "@sms/testing";
 import { loadDlrIngestConfig } from "@sms/dlr-ingest";
 import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
+import { acceptQueuedBulk } from "./queued-bulk";
 
 const BUNDLE = path.resolve(__dirname, "../services/dispatcher/dist/main.js");
 const TOTAL = 5000;
@@ -74,23 +74,16 @@ describe("a dispatcher killed with SIGKILL mid-run", () => {
       logger,
     );
     connection = queueConnection();
-    acceptance = createAcceptance({
+    acceptance = await acceptQueuedBulk({
       pool: db.pool,
-      producer: createDispatchProducer({ connection, prefix: world.redisPrefix }),
+      connection,
+      redisPrefix: world.redisPrefix,
+      accountId,
+      total: TOTAL,
+      numberPrefix: "+1415556",
+      text: "crash test",
       logger,
-      options: { maxSegments: 10, creditsPerSegment: 1 },
     });
-    // Numbers ending 1000…5999: clear of the simulator's magic suffixes (0001–0010).
-    const items = Array.from({ length: TOTAL }, (_, i) => ({
-      to: `+1415556${String(1000 + i).padStart(4, "0")}`,
-      message: `crash test ${i}`,
-    }));
-    const result = await acceptance.acceptor.acceptBulk(
-      { id: accountId, senderIds: new Set(["ACME"]) },
-      { senderId: "ACME", items, maxItems: TOTAL },
-    );
-    expect(result.accepted).toHaveLength(TOTAL);
-    await acceptance.outbox.settle();
     expect(Number((await db.pool.query("SELECT count(*) AS n FROM dispatch_outbox")).rows[0].n)).toBe(0);
   }, 60_000);
 

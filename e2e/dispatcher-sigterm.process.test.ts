@@ -2,8 +2,6 @@ import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simu
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";
-import { createAcceptance, type Acceptance } from "@sms/message-acceptance";
-import { createDispatchProducer } from "@sms/queues";
 import { createRedis, type Redis } from "@sms/redis";
 import {
   createTestWorld,
@@ -19,6 +17,7 @@ import {
 } from "@sms/testing";
 import { loadDlrIngestConfig } from "@sms/dlr-ingest";
 import { startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
+import { acceptQueuedBulk } from "./queued-bulk";
 
 /** A simulator, dlr-ingest, and `total` accepted messages waiting in sms.dispatch. */
 interface Stage {
@@ -47,23 +46,16 @@ async function setStage(total: number, submitLatencyMs: number): Promise<Stage> 
     logger,
   );
   const connection: Redis = createRedis(world.redisUrl, "queue");
-  const acceptance: Acceptance = createAcceptance({
+  const acceptance = await acceptQueuedBulk({
     pool: db.pool,
-    producer: createDispatchProducer({ connection, prefix: world.redisPrefix }),
+    connection,
+    redisPrefix: world.redisPrefix,
+    accountId,
+    total,
+    numberPrefix: "+1415556",
+    text: "sigterm",
     logger,
-    options: { maxSegments: 10, creditsPerSegment: 1 },
   });
-  // Numbers ending 1000…: clear of the simulator's magic suffixes (0001–0010).
-  const items = Array.from({ length: total }, (_, i) => ({
-    to: `+1415556${String(1000 + i).padStart(4, "0")}`,
-    message: `sigterm ${i}`,
-  }));
-  const result = await acceptance.acceptor.acceptBulk(
-    { id: accountId, senderIds: new Set(["ACME"]) },
-    { senderId: "ACME", items, maxItems: total },
-  );
-  expect(result.accepted).toHaveLength(total);
-  await acceptance.outbox.settle();
   const processes: ServiceProcess[] = [];
   return {
     world,

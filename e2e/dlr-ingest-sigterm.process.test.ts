@@ -11,14 +11,16 @@ import {
   seedSendingAccount,
   seedSimulatorCarrier,
   launchService,
+  lockTableFor,
+  waitForLockWaiter,
   expectCleanStop,
 } from "@sms/testing";
 // The dispatcher and the acceptance path put messages with the carrier, so receipts flow.
-import { createAcceptance, type Acceptance } from "@sms/message-acceptance";
-import { createDispatchProducer } from "@sms/queues";
+import type { Acceptance } from "@sms/message-acceptance";
 import { createRedis, type Redis } from "@sms/redis";
 import { loadDispatcherConfig } from "@sms/dispatcher";
 import { startDispatcher, type RunningDispatcher } from "@sms/dispatcher";
+import { acceptQueuedBulk } from "./queued-bulk";
 
 const TOTAL = 1500;
 
@@ -65,22 +67,16 @@ describe("dlr-ingest sent SIGTERM under load", () => {
       logger,
     );
     connection = createRedis(world.redisUrl, "queue");
-    acceptance = createAcceptance({
+    acceptance = await acceptQueuedBulk({
       pool: db.pool,
-      producer: createDispatchProducer({ connection, prefix: world.redisPrefix }),
+      connection,
+      redisPrefix: world.redisPrefix,
+      accountId,
+      total: TOTAL,
+      numberPrefix: "+1415557",
+      text: "receipt",
       logger,
-      options: { maxSegments: 10, creditsPerSegment: 1 },
     });
-    const items = Array.from({ length: TOTAL }, (_, i) => ({
-      to: `+1415557${String(1000 + i).padStart(4, "0")}`,
-      message: `receipt ${i}`,
-    }));
-    const result = await acceptance.acceptor.acceptBulk(
-      { id: accountId, senderIds: new Set(["ACME"]) },
-      { senderId: "ACME", items, maxItems: TOTAL },
-    );
-    expect(result.accepted).toHaveLength(TOTAL);
-    await acceptance.outbox.settle();
   }, 60_000);
 
   afterAll(async () => {
@@ -100,18 +96,14 @@ describe("dlr-ingest sent SIGTERM under load", () => {
       timeoutMs: 40_000,
       what: "200 receipts applied",
     });
-    // A slow database: the receipts being applied at the SIGTERM wait a second for this lock, and
-    // the stop waits for them. On a quiet machine a stop with nothing in flight was over before
-    // a /readyz probe got an answer, and "went unready" could not be seen (a CI run).
-    const slow = await db.pool.connect();
-    await slow.query("BEGIN");
-    await slow.query("LOCK TABLE message_segments IN ACCESS EXCLUSIVE MODE");
-    const released = new Promise((resolve) => setTimeout(resolve, 1000)).then(async () => {
-      await slow.query("COMMIT");
-      slow.release();
-    });
+    // A slow database: receipts being applied wait for this lock, and the SIGTERM comes once some
+    // do, so the stop waits for them. A stop with nothing in flight was over before a /readyz
+    // probe got an answer, and "went unready" could not be seen (CI runs, also when the SIGTERM
+    // came during the lock but between two batches of receipts).
+    const lock = await lockTableFor(db.pool, "message_segments", 2500);
+    await waitForLockWaiter(db.pool, "dlr-ingest", 2000);
     const stopped = await terminate(first.service, first.port);
-    await released;
+    await lock.released;
     expectCleanStop(stopped, first.service);
     const atStop = await delivered();
     expect(atStop).toBeLessThan(TOTAL);

@@ -1,5 +1,13 @@
 import { readFileSync } from "node:fs";
-import { terminate, waitFor, type ServiceProcess, launchService, expectCleanStop } from "@sms/testing";
+import {
+  expectCleanStop,
+  launchService,
+  lockTableFor,
+  terminate,
+  waitForLockWaiter,
+  waitFor,
+  type ServiceProcess,
+} from "@sms/testing";
 import { createHarness, type Harness } from "./harness";
 
 const TOTAL = 6000;
@@ -37,18 +45,13 @@ describe("a scheduler sent SIGTERM under load", () => {
       );
     const first = await launch();
     await waitFor(async () => (await queued()) >= 500, { timeoutMs: 30_000, what: "500 promoted" });
-    // A slow database: the promotion batch in progress at the SIGTERM waits a second for this
-    // lock, and the stop waits for that batch (a stop of a few ms would be over before a probe
-    // of /readyz got there).
-    const slow = await h.db.pool.connect();
-    await slow.query("BEGIN");
-    await slow.query("LOCK TABLE messages IN ACCESS EXCLUSIVE MODE");
-    const released = new Promise((resolve) => setTimeout(resolve, 1000)).then(async () => {
-      await slow.query("COMMIT");
-      slow.release();
-    });
+    // A slow database: the promotion batch in progress waits for this lock, and the SIGTERM comes
+    // once one does, so the stop waits for that batch (a stop of a few ms would be over before a
+    // probe of /readyz got there).
+    const lock = await lockTableFor(h.db.pool, "messages", 2500);
+    await waitForLockWaiter(h.db.pool, "scheduler", 2000);
     const stopped = await terminate(first.service, first.port);
-    await released;
+    await lock.released;
     expectCleanStop(stopped, first.service);
     const atStop = await queued();
     expect(atStop).toBeLessThan(TOTAL);
