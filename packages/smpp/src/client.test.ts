@@ -4,7 +4,13 @@ import { startTestServer, type TestServer } from "../test/test-server";
 import { SmppClient, type SmppClientOptions } from "./client";
 import type { Pdu } from "./codec";
 import { SmppConnection } from "./connection";
-import { ConnectionLostError, NotBoundError, ResponseTimeoutError, BindError } from "./errors";
+import {
+  ConnectionLostError,
+  NotBoundError,
+  ResponseTimeoutError,
+  BindError,
+  TurnMissedError,
+} from "./errors";
 import type { BindRequest } from "./server-session";
 import { CommandStatus } from "./status";
 
@@ -90,6 +96,35 @@ describe("SmppClient", () => {
     const responses = await Promise.all(Array.from({ length: 200 }, () => client.submit(segment)));
     expect(responses.every((response) => response.command_status === 0)).toBe(true);
     expect(maxOutstanding).toBe(7);
+  });
+
+  it("does not write a submit whose window slot comes after its notAfter, and frees the slot", async () => {
+    const written: string[] = [];
+    let answer: () => void = () => undefined;
+    const firstAnswered = new Promise<void>((resolve) => (answer = resolve));
+    await server.close();
+    server = await startTestServer({
+      onRequest: async (pdu: Pdu) => {
+        const text = (pdu.short_message as Buffer).toString();
+        written.push(text);
+        if (written.length === 1) await firstAnswered;
+        return { fields: { message_id: text } };
+      },
+    });
+    const client = makeClient({ windowSize: 1 });
+    await client.connect();
+    const text = (t: string) => ({ ...segment, short_message: Buffer.from(t) });
+    const first = client.submit(text("first"));
+    await waitFor(() => written.length === 1, { what: "the first submit on the wire" });
+    const missed = client.submit(text("missed"), 1, Date.now() + 50);
+    const inTime = client.submit(text("in time"), 1, Date.now() + 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    answer();
+    await expect(missed).rejects.toBeInstanceOf(TurnMissedError);
+    await expect(missed).rejects.toBeInstanceOf(NotBoundError); // never written: safe to send again
+    expect(await first).toMatchObject({ message_id: "first" });
+    expect(await inTime).toMatchObject({ message_id: "in time" });
+    expect(written).toEqual(["first", "in time"]);
   });
 
   it("rejects with ResponseTimeoutError when no response comes", async () => {

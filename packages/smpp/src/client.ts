@@ -126,22 +126,23 @@ export class SmppClient extends EventEmitter<ClientEvents> {
 
   /**
    * Submits one segment; resolves with the submit_sm_resp whatever its command_status.
-   * Rejects with NotBoundError (not sent: safe to retry), ResponseTimeoutError or
-   * ConnectionLostError (outcome unknown).
+   * Rejects with NotBoundError (not sent: safe to retry; TurnMissedError when it would have
+   * been written at or after `notAfter`), ResponseTimeoutError or ConnectionLostError (outcome unknown).
    */
-  submit(pdu: SubmitSm, cls = 1): Promise<SubmitSmResp> {
-    return this.request("submit_sm", pdu, cls);
+  submit(pdu: SubmitSm, cls = 1, notAfter = Infinity): Promise<SubmitSmResp> {
+    return this.request("submit_sm", pdu, cls, notAfter);
   }
 
   /**
    * Sends any request through the window; resolves with its response PDU.
    * @param cls the window class: 0 high, 1 normal, 2 bulk; @defaultValue 1
+   * @param notAfter not written at or after this time (ms since the epoch): TurnMissedError.
    */
-  request(command: string, fields: PduFields = {}, cls = 1): Promise<Pdu> {
+  request(command: string, fields: PduFields = {}, cls = 1, notAfter = Infinity): Promise<Pdu> {
     const connection = this.connection;
     if (!this.isBound || !connection)
       return Promise.reject(new NotBoundError(`cannot send ${command}: ${this.currentState}`));
-    return connection.request(command, fields, true, cls);
+    return connection.request(command, fields, true, cls, notAfter);
   }
 
   /** Stops reconnecting, lets in-flight requests finish (up to closeTimeoutMs), unbinds and closes. */

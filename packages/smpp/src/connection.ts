@@ -1,6 +1,6 @@
 import type net from "node:net";
 import { encodePdu, PduFramer, type FramerEvent, type Pdu, type PduFields } from "./codec";
-import { NotBoundError } from "./errors";
+import { NotBoundError, TurnMissedError } from "./errors";
 import { Fifo } from "./fifo";
 import { CommandStatus } from "./status";
 import { RequestWindow } from "./window";
@@ -80,15 +80,27 @@ export class SmppConnection {
    * Sends a request and resolves with its response PDU, whatever its command_status.
    * Waits for a window slot (unless `counted` is false) and, while the socket needs
    * draining, in a queue that 'drain' empties in order. `cls` is the window class (see RequestWindow).
+   * With `notAfter` (ms since the epoch) a request whose turn to be written comes at or after it
+   * is not written and rejects with TurnMissedError.
    * Rejects with NotBoundError (never written), ResponseTimeoutError or ConnectionLostError (outcome unknown).
    */
-  async request(command: string, fields: PduFields = {}, counted = true, cls = 1): Promise<Pdu> {
+  async request(
+    command: string,
+    fields: PduFields = {},
+    counted = true,
+    cls = 1,
+    notAfter = Infinity,
+  ): Promise<Pdu> {
     if (counted) await this.window.acquire(cls);
     if (this.closed || this.socket.writableEnded || this.socket.destroyed) {
       if (counted) this.window.release();
       throw new NotBoundError(this.closeReason ?? "connection closed");
     }
-    const send = () => this.send(command, fields, counted);
+    const send = () => {
+      if (Date.now() < notAfter) return this.send(command, fields, counted);
+      if (counted) this.window.release();
+      return Promise.reject(new TurnMissedError(`${command} not written: its turn ended`));
+    };
     if (!this.mustDrain && this.blocked.size === 0) return send();
     return new Promise((resolve, reject) => this.blocked.push({ send, resolve, reject }));
   }

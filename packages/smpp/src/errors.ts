@@ -36,7 +36,15 @@ export class ConnectionLostError extends SmppError {
 
 /** The request was never written (not bound, closing, or the connection went while it waited): safe to send again. */
 export class NotBoundError extends SmppError {
-  override readonly name = "NotBoundError";
+  override readonly name: string = "NotBoundError";
+}
+
+/**
+ * The request was never written: its window slot or the socket came after its `notAfter`
+ * (a submit paced into a second that had ended by then). Safe to send again.
+ */
+export class TurnMissedError extends NotBoundError {
+  override readonly name = "TurnMissedError";
 }
 
 /** The peer refused our bind; `status` is its command_status (ESME_RINVPASWD, ESME_RBINDFAIL, …). */

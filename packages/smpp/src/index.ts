@@ -21,6 +21,7 @@ export {
   NotBoundError,
   ResponseTimeoutError,
   SmppError,
+  TurnMissedError,
   isOutcomeUnknown,
 } from "./errors";
 export { CommandStatus, describeStatus, isRetryableStatus, type CommandStatusName } from "./status";

@@ -26,6 +26,8 @@ export interface BatchOutcome {
   deferred: number;
   /** Handed on to a later job: "retry later" (carrier down, throttled, outcome unknown). */
   retried: number;
+  /** Handed on to a job that books them again: their second ended before they were written. */
+  missed_turn: number;
 }
 
 /**
@@ -38,7 +40,8 @@ export interface BatchOutcome {
  *    throttled account's messages wait in Redis, never in a worker slot.
  * 3. Load the ones due now in one read; those no longer queued are done.
  * 4. Dispatch the messages concurrently; those that must be retried are handed on as one
- *    delayed job with a growing back-off.
+ *    delayed job with a growing back-off, and those whose second ended before their submit was
+ *    written as one job that paces them again.
  *
  * Interrupted halfway (a crash, SIGTERM past its bound) the job is taken over with the same id
  * and claims: messages already sent are no longer queued and are skipped; the rest are done once.
@@ -50,7 +53,7 @@ export async function dispatchBatch(
 ): Promise<BatchOutcome> {
   const jobId = job.id!;
   const { messageIds, accountId, attempt, paced } = job.data;
-  const outcome: BatchOutcome = { sent: 0, failed: 0, skipped: 0, deferred: 0, retried: 0 };
+  const outcome: BatchOutcome = { sent: 0, failed: 0, skipped: 0, deferred: 0, retried: 0, missed_turn: 0 };
   const claimed = await ctx.producer.claims.claim(jobId, messageIds, ctx.claimTtlMs);
   const mine = messageIds.filter((_, i) => claimed[i]);
   outcome.skipped += messageIds.length - mine.length;
@@ -88,14 +91,14 @@ export async function dispatchBatch(
 
   const first =
     paced && !late(job.data.pacedUntil) ? { due: mine, until: job.data.pacedUntil } : await pace(mine);
-  let dueNow = first.due;
+  let { due: dueNow, until } = first;
   if (dueNow.length === 0) return outcome;
 
   let loaded = await loadMessages(ctx.pool, dueNow);
   // Their second ended while they were read (a loaded machine): they go in a second of their own.
-  if (late(first.until)) {
+  if (late(until)) {
     const read = new Map(dueNow.map((id, i) => [id, loaded[i]]));
-    dueNow = (await pace(dueNow)).due;
+    ({ due: dueNow, until } = await pace(dueNow));
     if (dueNow.length === 0) return outcome;
     loaded = dueNow.map((id) => read.get(id));
   }
@@ -103,11 +106,16 @@ export async function dispatchBatch(
   const finished = dueNow.filter((_, i) => loaded[i]?.status !== "queued");
   outcome.skipped += finished.length;
 
-  const results = await Promise.allSettled(now.map((message) => dispatchMessage(ctx, message)));
+  const results = await Promise.allSettled(
+    now.map((message) => dispatchMessage(ctx, message, { notAfter: until ?? Infinity })),
+  );
   const retry: LoadedMessage[] = [];
+  const missedTurn: LoadedMessage[] = [];
   results.forEach((result, i) => {
-    if (result.status === "fulfilled") outcome[result.value]++;
-    else {
+    if (result.status === "fulfilled") {
+      outcome[result.value]++;
+      if (result.value === "missed_turn") missedTurn.push(now[i]!);
+    } else {
       retry.push(now[i]!);
       if (!(result.reason instanceof RetryLater))
         ctx.logger.warn("dispatch failed; retrying later", {
@@ -133,7 +141,11 @@ export async function dispatchBatch(
       outcome.retried += retry.length;
     }
   }
-  for (const message of now) if (!retry.includes(message)) finished.push(message.id);
+  // Their second ended before they were written (the submits' waits on a loaded machine): a
+  // new job books them again, as a share that is late before its read is.
+  if (missedTurn.length > 0) await ctx.producer.enqueue(missedTurn.map(toEntry), { attempt, from: jobId });
+  for (const message of now)
+    if (!retry.includes(message) && !missedTurn.includes(message)) finished.push(message.id);
   await ctx.producer.claims.release(jobId, finished);
   return outcome;
 }

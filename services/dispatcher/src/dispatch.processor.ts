@@ -44,16 +44,28 @@ export interface DispatchContext {
 export { RetryLater } from "./retry-later";
 
 /**
+ * A message's turn in its account's pace: its first submit of the job is not written at or
+ * after `notAfter` (the end of the second it was booked in), so it cannot land in a second
+ * that another job's share already fills. Once one of its submits is written it has gone out
+ * in its second and the rest follow (`notAfter` becomes Infinity).
+ */
+export interface PaceTurn {
+  notAfter: number;
+}
+
+/**
  * Sends one queued message (loaded by its batch; its account's pace already taken): every
  * segment not yet with a carrier is submitted, on the first carrier of its route that is up
  * and takes it. Idempotent: a segment the carrier accepted is never submitted again; one left
  * 'submitting' by a crash (its outcome unknown) is submitted again — the only duplicates we
- * allow. Throws RetryLater when it should be tried again later.
+ * allow. Throws RetryLater when it should be tried again later; "missed_turn" when its pace
+ * turn ended before anything of it was written: it must be paced again.
  */
 export async function dispatchMessage(
   ctx: DispatchContext,
   message: LoadedMessage,
-): Promise<"sent" | "failed" | "skipped"> {
+  turn: PaceTurn = { notAfter: Infinity },
+): Promise<"sent" | "failed" | "skipped" | "missed_turn"> {
   if (message.status !== "queued") return "skipped";
   // Its validity ended while it waited (throttled, deferred, retried): it must not go out now.
   // Credits come back unless a part is already with a carrier (docs/messages.md#validity).
@@ -122,7 +134,15 @@ export async function dispatchMessage(
       return "failed";
     }
     // The last segment's record also moves the message to sent, in the same transaction.
-    const result = await submitOnFirstCarrier(ctx, candidates, message, parts, todo, Boolean(withCarrier));
+    const result = await submitOnFirstCarrier(
+      ctx,
+      candidates,
+      message,
+      parts,
+      todo,
+      Boolean(withCarrier),
+      turn,
+    );
     if (result === "skipped" && message.expiresAt && message.expiresAt.getTime() <= Date.now()) {
       // No segment is marked for the wire once the validity ends, and it can end during this
       // job (a carrier's back-off): fail it now, as the next try would, rather than leave it

@@ -33,7 +33,7 @@ export class DispatcherMetrics {
     this.messages = labeledCounter(
       registry,
       "sms_dispatch_messages_total",
-      "Messages of dispatch jobs by class and outcome: sent, failed, skipped (no longer queued, or held by another job), deferred (their account's turn comes later), retried",
+      "Messages of dispatch jobs by class and outcome: sent, failed, skipped (no longer queued, or held by another job), deferred (their account's turn comes later), retried, missed_turn (their second ended before they were written: booked again)",
       ["priority", "outcome"],
     );
     this.acceptedWithoutId = labeledCounter(

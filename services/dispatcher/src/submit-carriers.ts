@@ -1,11 +1,17 @@
 import type { RateLimiter } from "@sms/rate-limit";
 import type { SmsPart } from "@sms/sms-encoding";
-import { describeStatus, isOutcomeUnknown, NotBoundError, ResponseTimeoutError } from "@sms/smpp";
+import {
+  describeStatus,
+  isOutcomeUnknown,
+  NotBoundError,
+  ResponseTimeoutError,
+  TurnMissedError,
+} from "@sms/smpp";
 import { receiptKeyForSubmit, type ReceiptIdForm } from "@sms/carrier-receipts";
 import type { CarrierRow } from "./carrier-pool";
 import type { Admission } from "./carrier-health";
 import { encodeForCarrier, type Gsm7Encoding } from "./carrier-encoding";
-import type { DispatchContext } from "./dispatch.processor";
+import type { DispatchContext, PaceTurn } from "./dispatch.processor";
 import { RetryLater } from "./retry-later";
 import { failMessage, markNotSent, type DispatchMessage } from "./segments.sql";
 import { classifySubmitStatus, healthResult } from "./submit-outcome";
@@ -22,7 +28,9 @@ type SegmentOutcome =
   | { kind: "permanent"; errorCode: string; errorMessage: string }
   /** Submitted with no answer: fate unknown, the message stays on this carrier. */
   | { kind: "unknown"; reason: string }
-  | { kind: "no-longer-queued" };
+  | { kind: "no-longer-queued" }
+  /** Its pace turn ended before it was written: nothing went out. */
+  | { kind: "turn-missed" };
 
 /**
  * Submits the segments `seqs` on the first candidate that takes them all. Moves on to the next
@@ -39,7 +47,8 @@ export async function submitOnFirstCarrier(
   parts: SmsPart[],
   seqs: number[],
   partlyAccepted: boolean,
-): Promise<"done" | "failed" | "skipped"> {
+  turn: PaceTurn,
+): Promise<"done" | "failed" | "skipped" | "missed_turn"> {
   let refusal: { errorCode: string } | undefined;
   const troubles: string[] = [];
   for (const carrier of candidates) {
@@ -52,13 +61,14 @@ export async function submitOnFirstCarrier(
     let moveOn = false;
     for (const seq of seqs) {
       const last = seq === seqs[seqs.length - 1];
-      const outcome = await submitSegment(ctx, carrier, admission, message, parts[seq - 1]!, seq, last);
+      const outcome = await submitSegment(ctx, carrier, admission, message, parts[seq - 1]!, seq, last, turn);
       if (outcome.kind === "accepted") {
         acceptedHere = true;
         continue;
       }
       // Failed or canceled since we read it (e.g. the OTP sweep): nothing more goes out.
       if (outcome.kind === "no-longer-queued") return "skipped";
+      if (outcome.kind === "turn-missed") return "missed_turn";
       if (outcome.kind === "unknown") throw new RetryLater(outcome.reason);
       const permanent =
         outcome.kind === "permanent"
@@ -115,6 +125,7 @@ async function submitSegment(
   part: SmsPart,
   seq: number,
   completesMessage: boolean,
+  turn: PaceTurn,
 ): Promise<SegmentOutcome> {
   let errorAnswers = 0;
   for (let notBound = 0; notBound < 3;) {
@@ -126,6 +137,8 @@ async function submitSegment(
       return { kind: "carrier-trouble", reason: `carrier ${carrier.id}'s breaker opened` };
     const client = ctx.carriers.clientFor(carrier.id);
     if (!client) return { kind: "carrier-trouble", reason: `carrier ${carrier.id} is not bound` };
+    // The waits above (back-off, the carrier's rate) can outlast the turn: no mark for nothing.
+    if (Date.now() >= turn.notAfter) return { kind: "turn-missed" };
     // Refused once the message left queued: the mark and that check are one statement,
     // under a share lock of the message row, so a sweep failing it cannot slip between.
     if (!(await ctx.marks.add({ messageId: message.id, seq, carrierId: carrier.id })))
@@ -140,10 +153,17 @@ async function submitSegment(
     let carrierMessageId: string | undefined;
     try {
       const pdu = buildSubmitSm(message, encodeForCarrier(part, carrier.gsm7Encoding as Gsm7Encoding));
-      const response = await client.submit(pdu, WINDOW_CLASS[message.priority]);
+      // The mark's database round trip and a full window can outlast the turn too: the
+      // connection checks it again as the PDU is written.
+      const response = await client.submit(pdu, WINDOW_CLASS[message.priority], turn.notAfter);
+      turn.notAfter = Infinity;
       status = response.command_status;
       carrierMessageId = response.message_id;
     } catch (error) {
+      if (error instanceof TurnMissedError) {
+        await markNotSent(ctx.pool, message.id, seq);
+        return { kind: "turn-missed" };
+      }
       if (error instanceof NotBoundError) {
         notBound++;
         await markNotSent(ctx.pool, message.id, seq);
@@ -153,6 +173,7 @@ async function submitSegment(
       // 'submitting' and the retried job submits it again, to this carrier only (a possible
       // duplicate, by design; never a copy on a second carrier).
       if (isOutcomeUnknown(error)) {
+        turn.notAfter = Infinity;
         ctx.health.record(admission, error instanceof ResponseTimeoutError ? "unanswered" : "lost");
         return { kind: "unknown", reason: (error as Error).message };
       }

@@ -1,4 +1,3 @@
-import { insertMessage } from "@sms/message-state/test/fixtures";
 import { decodeShortMessage, parseUdh } from "@sms/sms-encoding";
 import { waitFor } from "@sms/testing";
 import { closedPort, startDispatchWorld, type DispatchWorld } from "./harness";
@@ -138,52 +137,6 @@ describe("carrier trouble while submitting", () => {
       expect(accepted - messages.length).toBeLessThanOrEqual(inFlight);
       expect(resubmitted).toBeGreaterThan(0);
       expect(resubmitted).toBeLessThanOrEqual(inFlight + 20);
-    } finally {
-      await w.stop();
-    }
-  });
-
-  it("honours the account's messages per second across the dispatcher", async () => {
-    const w = await startDispatchWorld();
-    try {
-      await w.db.prisma.account.update({ where: { id: w.accountId }, data: { messagesPerSecond: 5 } });
-      const messages = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => w.send(`+1415556${String(3000 + i)}`, `paced ${i}`)),
-      );
-      for (const message of messages) await w.waitForStatus(message.id, ["sent", "delivered"], 20_000);
-      const perSecond = new Map<number, number>();
-      for (const received of w.simulator
-        .messages({ limit: 1000 })
-        .filter((m) => m.to.startsWith("1415556"))) {
-        const second = Math.floor(Date.parse(received.receivedAt) / 1000);
-        perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
-      }
-      expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(5);
-      expect(perSecond.size).toBeGreaterThanOrEqual(3);
-    } finally {
-      await w.stop();
-    }
-  });
-
-  it("paces again a paced job that runs after the second it was reserved in", async () => {
-    const w = await startDispatchWorld();
-    try {
-      const accountId = await w.createAccount({ messagesPerSecond: 2 });
-      const ids: string[] = [];
-      for (let i = 0; i < 8; i++) ids.push(await insertMessage(w.db.pool, { accountId }));
-      // As a delayed job woken late finds itself: its share was for a second long past.
-      await w.producer.enqueue(
-        ids.map((messageId) => ({ messageId, accountId, priority: "normal" as const })),
-        { paced: true, pacedUntil: Date.now() - 10_000 },
-      );
-      for (const id of ids) await w.waitForStatus(id, ["sent", "delivered"], 20_000);
-      const perSecond = new Map<number, number>();
-      for (const received of w.simulator.messages({ limit: 1000 })) {
-        const second = Math.floor(Date.parse(received.receivedAt) / 1000);
-        perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
-      }
-      expect([...perSecond.values()].reduce((a, b) => a + b, 0)).toBe(8);
-      expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(2);
     } finally {
       await w.stop();
     }
