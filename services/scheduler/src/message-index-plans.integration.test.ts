@@ -42,7 +42,7 @@ it("due scheduled messages are read through the index of scheduled messages alon
 });
 
 it("the reconciler pages through queued messages in index order, without sorting them", async () => {
-    const firstPage = [1_000, null, null, 50];
+  const firstPage = [1_000, null, null, 50];
   const nextPage = [1_000, new Date(Date.now() - 26_000_000), "msg_" + "04002".padStart(26, "0"), 50];
   for (const values of [firstPage, nextPage]) {
     const reads = await readsOf(pool, RECONCILER_STATEMENTS.STALE_QUEUED, values);
