@@ -152,11 +152,13 @@ describe("a dispatcher sent SIGTERM while its carrier does not answer", () => {
     // under the load test's CPU starvation a 3 s lock could lapse while its job still ran).
     const locks = { DISPATCH_LOCK_MS: "3000", DISPATCH_STALLED_CHECK_MS: "1000" };
     const first = await stage.launch({ ...locks, SHUTDOWN_TIMEOUT_MS: "1000", SUBMIT_TIMEOUT_MS: "30000" });
-    await waitFor(
-      async () =>
-        (await stage.count("SELECT count(*) AS n FROM message_segments WHERE status = 'submitting'")) >= 50,
-      { timeoutMs: 30_000, what: "submits on the wire" },
-    );
+    // Counted at the carrier: a segment reads 'submitting' from its mark on, before its submit is
+    // written, and a mark whose second ends before the write is taken back. Waiting for 50 marks
+    // once sent the SIGTERM (under CPU load) before any submit was written, and none was left.
+    await waitFor(async () => stage.simulator.stats().submits.inFlight >= 50, {
+      timeoutMs: 30_000,
+      what: "submits on the wire",
+    });
     const stopped = await terminate(first.service, first.port);
     expect({ code: stopped.code, signal: stopped.signal }).toEqual({ code: 0, signal: null });
     expect(stopped.elapsedMs).toBeLessThan(10_000);
