@@ -141,9 +141,17 @@ export async function dispatchBatch(
       outcome.retried += retry.length;
     }
   }
-  // Their second ended before they were written (the submits' waits on a loaded machine): a
-  // new job books them again, as a share that is late before its read is.
-  if (missedTurn.length > 0) await ctx.producer.enqueue(missedTurn.map(toEntry), { attempt, from: jobId });
+  // Their second ended before they were written (the submits' waits on a loaded machine), or the
+  // carrier has no room before it ends: a new job books them again from the next second on.
+  // Sooner, it would book them into what is left of this second, find the carrier as full and
+  // come back at once, as often as the account's limit leaves room (4,232 times for 15 messages
+  // in a test at 1,000/s against a carrier's 3/s).
+  if (missedTurn.length > 0)
+    await ctx.producer.enqueue(missedTurn.map(toEntry), {
+      attempt,
+      from: jobId,
+      delayMs: Math.max(0, (until ?? 0) - Date.now()),
+    });
   for (const message of now)
     if (!retry.includes(message) && !missedTurn.includes(message)) finished.push(message.id);
   await ctx.producer.claims.release(jobId, finished);

@@ -130,7 +130,10 @@ async function submitSegment(
   let errorAnswers = 0;
   for (let notBound = 0; notBound < 3;) {
     await ctx.health.backoff.wait(carrier.id);
-    await waitForCapacity(ctx.limiter, `carrier:${carrier.id}`, carrier.submitsPerSecond);
+    if (
+      !(await waitForCapacity(ctx.limiter, `carrier:${carrier.id}`, carrier.submitsPerSecond, turn.notAfter))
+    )
+      return { kind: "turn-missed" };
     // Checked after the waits: the back-off after an error is when the breaker opens, and a
     // retry that read it before waiting went to an open carrier.
     if (breakerOpened(ctx, carrier, admission))
@@ -217,13 +220,26 @@ function breakerOpened(ctx: DispatchContext, carrier: CarrierRow, admission: Adm
   return admission.probe === null && ctx.health.state(carrier.id) === "open";
 }
 
-/** Waits until the shared per-second budget of `key` (all dispatcher replicas) has room. */
-async function waitForCapacity(limiter: RateLimiter, key: string, perSecond: number): Promise<void> {
+/**
+ * Waits until the shared per-second budget of `key` (all dispatcher replicas) has room; false,
+ * without taking any, once the room would come at or after `notAfter` (the message's turn). A
+ * message that waited past its turn and then took a carrier's room wasted it: with a carrier
+ * slower than the account, the messages of ended turns took every second's room and the current
+ * turns found none: after the first second, about one message in ten seconds went out.
+ */
+async function waitForCapacity(
+  limiter: RateLimiter,
+  key: string,
+  perSecond: number,
+  notAfter: number,
+): Promise<boolean> {
   for (;;) {
+    if (Date.now() >= notAfter) return false;
     const decision = await limiter.check(key, { requestsPerSecond: perSecond });
-    if (decision.allowed) return;
-    const untilReset = decision.resetEpochSeconds * 1000 - Date.now();
-    await sleep(Math.max(5, Math.min(untilReset, 1000)) + Math.random() * 20);
+    if (decision.allowed) return true;
+    const resetAt = decision.resetEpochSeconds * 1000;
+    if (resetAt >= notAfter) return false;
+    await sleep(Math.max(5, Math.min(resetAt - Date.now(), 1000)) + Math.random() * 20);
   }
 }
 

@@ -61,6 +61,42 @@ describe("an account's messages per second", () => {
     }
   });
 
+  it("drains at a slower carrier's rate: each message once, none lost, booked again once a second", async () => {
+    const w = await startDispatchWorld();
+    try {
+      // An account allowed far more than its carrier takes, the common case.
+      const accountId = await w.createAccount({ messagesPerSecond: 1000 });
+      await w.db.prisma.carrier.update({ where: { id: "sim" }, data: { submitsPerSecond: 3 } });
+      await sleep(600); // the dispatcher reads its carriers every 200 ms here
+      const ids: string[] = [];
+      for (let i = 0; i < 15; i++) ids.push(await insertMessage(w.db.pool, { accountId }));
+      await startOfASecond();
+      const enqueuedAt = Date.now();
+      await w.producer.enqueue(
+        ids.map((messageId) => ({ messageId, accountId, priority: "normal" as const })),
+      );
+      for (const id of ids) await w.waitForStatus(id, ["sent", "delivered"], 20_000);
+      // 15 submits for 15 messages sent: each went once. Those beyond the carrier's 3 a second
+      // were booked again, unwritten, without taking its room (which left 4 of 15 sent in 12 s).
+      const received = w.simulator.messages({ limit: 100 });
+      expect(received).toHaveLength(15);
+      const times = received.map((m) => Date.parse(m.receivedAt));
+      expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(3000); // 5 windows of 3
+      // At most once a second per waiting message (30 here): booked again within the second, a
+      // message found the carrier as full and came back at once (4,232 times).
+      const seconds = Math.ceil((Math.max(...times) - enqueuedAt) / 1000) + 1;
+      const metrics = await (await fetch(`http://127.0.0.1:${w.dispatcher.port}/metrics`)).text();
+      const missed = sampleValue(metrics, "sms_dispatch_messages_total", {
+        priority: "normal",
+        outcome: "missed_turn",
+      });
+      expect(missed).toBeGreaterThan(0);
+      expect(missed).toBeLessThanOrEqual(15 * seconds);
+    } finally {
+      await w.stop();
+    }
+  });
+
   it("books again a share whose second ends between its read and the wire", async () => {
     const w = await startDispatchWorld();
     const blocker = await w.db.pool.connect();
