@@ -38,6 +38,7 @@ const DispatcherSettings = z.object({
   SUBMIT_RETRY_LIMIT: envInt(5, 0, 100),
   /** First pause of a carrier after ESME_RTHROTTLED / ESME_RMSGQFUL / a temporary error, doubled each time (capped at 5 s). */
   THROTTLE_BACKOFF_MS: envInt(100, 1, 5000),
+  CARRIER_HIGH_RESERVE_PERCENT: envInt(20, 0, 90),
   /**
    * The carriers' circuit breaker (shared by every replica through Redis): over the last
    * CARRIER_BREAKER_WINDOW_MS, once at least CARRIER_BREAKER_MIN_SUBMITS submits were made and

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
 import { openOtpText } from "@sms/otp";
-import type { RateLimiter } from "@sms/rate-limit";
+import type { CarrierBudget } from "@sms/rate-limit";
 import type { SecretBox } from "@sms/secret-box";
 import { splitMessage } from "@sms/sms-encoding";
 import type { CarrierPool } from "./carrier-pool";
@@ -24,7 +24,8 @@ import { concatReference } from "./submit-pdu";
 export interface DispatchContext {
   pool: pg.Pool;
   carriers: CarrierPool;
-  limiter: RateLimiter;
+  /** Each carrier's submits per second, shared by every replica, with room kept for the high class. */
+  carrierBudget: CarrierBudget;
   logger: Logger;
   /** Opens the sealed texts of OTP messages (SECRET_ENCRYPTION_KEY). */
   box: SecretBox;

@@ -8,7 +8,7 @@ import {
   type Job,
   type Priority,
 } from "@sms/queues";
-import { createPacer, createRateLimiter } from "@sms/rate-limit";
+import { createCarrierBudget, createPacer } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { createDeliverSmHandler } from "@sms/carrier-receipts";
@@ -112,7 +112,10 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   const context: BatchContext = {
     pool: database.pool,
     carriers,
-    limiter: createRateLimiter(redis, { prefix: config.REDIS_PREFIX }),
+    carrierBudget: createCarrierBudget(redis, {
+      prefix: config.REDIS_PREFIX,
+      highReservePercent: config.CARRIER_HIGH_RESERVE_PERCENT,
+    }),
     pacer: createPacer(redis, config.REDIS_PREFIX),
     accountRates: new AccountRates(database.pool),
     producer,

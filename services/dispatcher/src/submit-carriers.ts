@@ -1,4 +1,4 @@
-import type { RateLimiter } from "@sms/rate-limit";
+import type { CarrierBudget, SubmitClass } from "@sms/rate-limit";
 import type { SmsPart } from "@sms/sms-encoding";
 import {
   describeStatus,
@@ -130,9 +130,7 @@ async function submitSegment(
   let errorAnswers = 0;
   for (let notBound = 0; notBound < 3;) {
     await ctx.health.backoff.wait(carrier.id);
-    if (
-      !(await waitForCapacity(ctx.limiter, `carrier:${carrier.id}`, carrier.submitsPerSecond, turn.notAfter))
-    )
+    if (!(await waitForCapacity(ctx.carrierBudget, carrier, message.priority, turn.notAfter)))
       return { kind: "turn-missed" };
     // Checked after the waits: the back-off after an error is when the breaker opens, and a
     // retry that read it before waiting went to an open carrier.
@@ -221,21 +219,22 @@ function breakerOpened(ctx: DispatchContext, carrier: CarrierRow, admission: Adm
 }
 
 /**
- * Waits until the shared per-second budget of `key` (all dispatcher replicas) has room; false,
+ * Waits until the carrier's shared per-second room (all dispatcher replicas) has room for a
+ * submit of `cls` (high-class submits have a share kept for them: docs/fairness.md); false,
  * without taking any, once the room would come at or after `notAfter` (the message's turn). A
  * message that waited past its turn and then took a carrier's room wasted it: with a carrier
  * slower than the account, the messages of ended turns took every second's room and the current
  * turns found none: after the first second, about one message in ten seconds went out.
  */
 async function waitForCapacity(
-  limiter: RateLimiter,
-  key: string,
-  perSecond: number,
+  budget: CarrierBudget,
+  carrier: CarrierRow,
+  cls: SubmitClass,
   notAfter: number,
 ): Promise<boolean> {
   for (;;) {
     if (Date.now() >= notAfter) return false;
-    const decision = await limiter.check(key, { requestsPerSecond: perSecond });
+    const decision = await budget.take(carrier.id, carrier.submitsPerSecond, cls);
     if (decision.allowed) return true;
     const resetAt = decision.resetEpochSeconds * 1000;
     if (resetAt >= notAfter) return false;

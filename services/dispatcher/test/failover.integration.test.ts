@@ -2,7 +2,7 @@ import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simu
 import { Batcher } from "@sms/db";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";
-import { createRateLimiter } from "@sms/rate-limit";
+import { createCarrierBudget } from "@sms/rate-limit";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { CommandStatus } from "@sms/smpp";
@@ -138,7 +138,7 @@ describe("failover and carrier health", () => {
     const ctx: DispatchContext = {
       pool,
       carriers: w.dispatcher.carriers,
-      limiter: createRateLimiter(redis, { prefix: w.world.redisPrefix }),
+      carrierBudget: createCarrierBudget(redis, { prefix: w.world.redisPrefix, highReservePercent: 20 }),
       logger: createLogger("failover-test", "error"),
       box: createSecretBox(w.world.env.SECRET_ENCRYPTION_KEY!),
       retryLimit: 1,

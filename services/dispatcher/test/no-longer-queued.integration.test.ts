@@ -3,7 +3,7 @@ import { Batcher } from "@sms/db";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";
 import { applyTransition } from "@sms/message-state";
-import { createRateLimiter } from "@sms/rate-limit";
+import { createCarrierBudget } from "@sms/rate-limit";
 import { createRedis, type Redis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { waitFor } from "@sms/testing";
@@ -26,7 +26,7 @@ describe("a message that is no longer queued is never submitted", () => {
     ctx = {
       pool,
       carriers: w.dispatcher.carriers,
-      limiter: createRateLimiter(redis, { prefix: w.world.redisPrefix }),
+      carrierBudget: createCarrierBudget(redis, { prefix: w.world.redisPrefix, highReservePercent: 20 }),
       logger: createLogger("dispatch-test", "error"),
       box: createSecretBox(w.world.env.SECRET_ENCRYPTION_KEY!),
       retryLimit: 2,
