@@ -206,7 +206,7 @@ async function runOurs(
       );
       console.log(
         `  integrity: lost ${lost}, duplicated ${hooks.eventsWithTwoIds} (an event under two webhook ids), ` +
-          `webhook ids received more than once ${hooks.idRepeats}, segments submitted twice ${integrity.segments_submitted_twice}, ` +
+          `webhook ids received more than once ${hooks.idRepeats}, segments marked for the wire again ${integrity.segments_marked_again} (a retry, or a turn missed unwritten), ` +
           `carrier got ${carrierSubmits - integrity.segments!} extra submits, messages not final ${integrity.not_terminal}, ` +
           `without exactly one terminal event ${integrity.terminal_events_not_one}; signatures verified ${hooks.signaturesValid}/${hooks.signaturesChecked} sampled`,
       );

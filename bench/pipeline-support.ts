@@ -123,7 +123,8 @@ export async function readIntegrity(db: pg.Client): Promise<Record<string, numbe
   const { rows } = await db.query<Record<string, string>>(
     `SELECT (SELECT count(*) FROM messages) AS messages,
             (SELECT count(*) FROM message_segments) AS segments,
-            (SELECT count(*) FROM message_segments WHERE attempts > 1) AS segments_submitted_twice,
+            -- Marked for the wire more than once: a retry, or a turn missed before the write (never sent).
+            (SELECT count(*) FROM message_segments WHERE attempts > 1) AS segments_marked_again,
             (SELECT count(*) FROM messages WHERE status NOT IN ('delivered', 'failed', 'canceled')) AS not_terminal,
             (SELECT count(*) FROM (SELECT message_id FROM message_events WHERE status IN ('delivered', 'failed', 'canceled')
                                    GROUP BY message_id HAVING count(*) <> 1) AS x) AS terminal_events_not_one,

@@ -256,8 +256,9 @@ async function main(): Promise<void> {
       `  integrity: ${JSON.stringify({ ...integrity, carrier_submits_accepted: simulator.submits.accepted })}`,
     );
     console.log(
-      `  lost ${lost}, segments submitted twice ${integrity.segments_submitted_twice}, carrier got ${simulator.submits.accepted - integrity.segments!} extra submits, ` +
-        `messages without exactly one terminal event ${integrity.terminal_events_not_one} (all must be 0)`,
+      `  lost ${lost}, carrier got ${simulator.submits.accepted - integrity.segments!} extra submits, ` +
+        `messages without exactly one terminal event ${integrity.terminal_events_not_one} (all must be 0); ` +
+        `segments marked for the wire again ${integrity.segments_marked_again} (a retry, or a turn missed unwritten)`,
     );
   } finally {
     sampling = false;
