@@ -1,6 +1,7 @@
 import { createRedis, type Redis } from "@sms/redis";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { createCarrierBudget, highReserve, type SubmitClass } from "./carrier-budget";
+import { redisTime, waitForFreshWindow } from "./fixtures/redis-clock";
 
 describe("carrier budget (real Redis)", () => {
   let world: TestWorld;
@@ -14,15 +15,6 @@ describe("carrier budget (real Redis)", () => {
     await world.destroy();
   });
 
-  /** Waits until the Redis clock is early in a second, so a test's takes share it. */
-  async function startOfSecond(): Promise<void> {
-    for (;;) {
-      const [, micros] = await redis.time();
-      if (Number(micros) < 300_000) return;
-      await new Promise((resolve) => setTimeout(resolve, (1_000_000 - Number(micros)) / 1000 + 5));
-    }
-  }
-
   async function allowedOf(takes: Array<() => Promise<{ allowed: boolean }>>): Promise<number> {
     let allowed = 0;
     for (const take of takes) if ((await take()).allowed) allowed++;
@@ -31,14 +23,14 @@ describe("carrier budget (real Redis)", () => {
 
   it("gives a campaign the carrier's whole second while no high-class submit comes", async () => {
     const budget = createCarrierBudget(redis, { prefix: world.redisPrefix, highReservePercent: 20 });
-    await startOfSecond();
+    await waitForFreshWindow(redis);
     const takes = Array.from({ length: 12 }, () => () => budget.take("car_a", 10, "bulk"));
     expect(await allowedOf(takes)).toBe(10);
   });
 
   it("keeps a share of the second for high-class submits once they come, and lets them take all of it", async () => {
     const budget = createCarrierBudget(redis, { prefix: world.redisPrefix, highReservePercent: 20 });
-    await startOfSecond();
+    await waitForFreshWindow(redis);
     expect((await budget.take("car_b", 10, "high")).allowed).toBe(true);
     const take = (cls: SubmitClass) => () => budget.take("car_b", 10, cls);
     // 1 high taken; normal and bulk stop at 10 - 2.
@@ -46,13 +38,13 @@ describe("carrier budget (real Redis)", () => {
     expect(await allowedOf(Array(5).fill(take("high")))).toBe(2);
     const decision = await budget.take("car_b", 10, "high");
     expect(decision).toMatchObject({ allowed: false });
-    const [now] = await redis.time();
-    expect(decision.resetEpochSeconds).toBe(Number(now) + 1);
+    const [now] = await redisTime(redis);
+    expect(decision.resetEpochSeconds).toBe(now + 1);
   });
 
   it("decides the takes of one event-loop turn together, in order, as one after another", async () => {
     const budget = createCarrierBudget(redis, { prefix: world.redisPrefix, highReservePercent: 20 });
-    await startOfSecond();
+    await waitForFreshWindow(redis);
     const classes: SubmitClass[] = [
       "normal",
       "high",
@@ -69,13 +61,13 @@ describe("carrier budget (real Redis)", () => {
 
   it("keeps the share two seconds after the last high-class submit, then gives it back", async () => {
     const budget = createCarrierBudget(redis, { prefix: world.redisPrefix, highReservePercent: 50 });
-    await startOfSecond();
+    await waitForFreshWindow(redis);
     await budget.take("car_c", 4, "high");
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    await startOfSecond();
+    await waitForFreshWindow(redis);
     expect(await allowedOf(Array(4).fill(() => budget.take("car_c", 4, "normal")))).toBe(2);
     await new Promise((resolve) => setTimeout(resolve, 2100));
-    await startOfSecond();
+    await waitForFreshWindow(redis);
     expect(await allowedOf(Array(4).fill(() => budget.take("car_c", 4, "normal")))).toBe(4);
   });
 

@@ -1,5 +1,6 @@
 import { createRedis, type Redis } from "@sms/redis";
 import { createTestWorld, type TestWorld } from "@sms/testing";
+import { waitForFreshWindow } from "./fixtures/redis-clock";
 import { createPacer } from "./pacer";
 
 describe("pacer (real Redis)", () => {
@@ -14,17 +15,8 @@ describe("pacer (real Redis)", () => {
     await world.destroy();
   });
 
-  /** Waits until the Redis clock is early in a second, so a test's reservations share it. */
-  async function startOfSecond(): Promise<void> {
-    for (;;) {
-      const [, micros] = await redis.time();
-      if (Number(micros) < 300_000) return;
-      await new Promise((resolve) => setTimeout(resolve, (1_000_000 - Number(micros)) / 1000 + 5));
-    }
-  }
-
   it("books the rest of the current second, then whole seconds, each turn told when its second starts", async () => {
-    await startOfSecond();
+    await waitForFreshWindow(redis);
     const pacer = createPacer(redis, world.redisPrefix);
     const turns = await pacer.reserve("acc_a", 250, 100);
     expect(turns.map((turn) => turn.count)).toEqual([100, 100, 50]);
@@ -36,7 +28,7 @@ describe("pacer (real Redis)", () => {
   });
 
   it("shares one book between callers on other connections, and keeps keys apart", async () => {
-    await startOfSecond();
+    await waitForFreshWindow(redis);
     const other = createRedis(world.redisUrl, "command");
     try {
       const [a, b] = [createPacer(redis, world.redisPrefix), createPacer(other, world.redisPrefix)];

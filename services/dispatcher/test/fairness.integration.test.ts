@@ -145,9 +145,7 @@ describe("classes are weighted on a carrier's window", () => {
 describe("a carrier that one account's campaign keeps full", () => {
   let w: DispatchWorld;
   beforeAll(async () => {
-    w = await startDispatchWorld();
-    await w.db.prisma.carrier.update({ where: { id: "sim" }, data: { submitsPerSecond: 20 } });
-    await new Promise((resolve) => setTimeout(resolve, 600)); // read every 200 ms here
+    w = await startDispatchWorld({ carriers: [{ id: "sim", submitsPerSecond: 20 }] });
   });
   afterAll(() => w.stop());
 

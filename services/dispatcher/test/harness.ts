@@ -22,6 +22,8 @@ export interface CarrierSpec {
   transmitterBinds?: number;
   /** Over 0: transceiver binds only (docs/decisions.md#transceiver-binds). @defaultValue 0 */
   transceiverBinds?: number;
+  /** @defaultValue 10000 */
+  submitsPerSecond?: number;
   /** @defaultValue "as_is" */
   receiptIdForm?: "as_is" | "hex" | "decimal";
 }
@@ -68,7 +70,7 @@ export async function startDispatchWorld(
         systemId: "platform",
         password: "secret",
         windowSize: carrier.windowSize ?? 20,
-        submitsPerSecond: 10000,
+        submitsPerSecond: carrier.submitsPerSecond ?? 10000,
         transmitterBinds: carrier.transmitterBinds ?? 2,
         transceiverBinds: carrier.transceiverBinds ?? 0,
         receiptIdForm: carrier.receiptIdForm ?? "as_is",
