@@ -57,4 +57,28 @@ describe("pacer (real Redis)", () => {
     expect([...perSecond.values()].reduce((a, b) => a + b, 0)).toBe(57);
     expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(10);
   });
+
+  it("takes now only what is left of the current second, and books nothing ahead", async () => {
+    await waitForFreshWindow(redis);
+    const pacer = createPacer(redis, world.redisPrefix);
+    const first = await pacer.takeNow("acc_e", 3, 5);
+    expect(first.taken).toBe(3);
+    expect(first.secondEndMs % 1000).toBe(0);
+    expect(await pacer.takeNow("acc_e", 3, 5)).toEqual({ taken: 2, secondEndMs: first.secondEndMs });
+    expect((await pacer.takeNow("acc_e", 1, 5)).taken).toBe(0);
+    // Nothing was booked into the next second: a reservation still finds it whole.
+    const turns = await pacer.reserve("acc_e", 5, 5);
+    expect(turns).toMatchObject([{ count: 5 }]);
+    expect(turns[0]!.waitMs).toBeGreaterThan(0);
+  });
+
+  it("takes nothing while later seconds are booked: they are other messages' turns", async () => {
+    await waitForFreshWindow(redis);
+    const pacer = createPacer(redis, world.redisPrefix);
+    expect((await pacer.reserve("acc_f", 15, 10)).map((turn) => turn.count)).toEqual([10, 5]);
+    expect((await pacer.takeNow("acc_f", 1, 10)).taken).toBe(0);
+    // Shares the book with reserve: what it takes, a reservation does not get.
+    expect((await pacer.takeNow("acc_g", 4, 10)).taken).toBe(4);
+    expect((await pacer.reserve("acc_g", 8, 10)).map((turn) => turn.count)).toEqual([6, 2]);
+  });
 });

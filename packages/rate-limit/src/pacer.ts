@@ -29,8 +29,29 @@ redis.call('HSET', KEYS[1], 's', second, 'u', used)
 redis.call('PEXPIRE', KEYS[1], (second + 1) * 1000 - now + 1000)
 return turns`;
 
+// Takes up to ARGV[2] of what is left of the current second and nothing later: a caller whose
+// turn ended unwritten goes on at once when its account has room now, and books nothing ahead
+// when it has not (a second already booked to the rate, or later seconds booked: those are
+// other messages' turns). Replies the count taken and the current second's end, ms on the Redis clock.
+const TAKE_NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local rate = tonumber(ARGV[1])
+local second = tonumber(redis.call('HGET', KEYS[1], 's') or '0')
+local used = tonumber(redis.call('HGET', KEYS[1], 'u') or '0')
+local current = math.floor(now / 1000)
+if second > current then return {0, (current + 1) * 1000} end
+if second < current then used = 0 end
+local take = math.max(0, math.min(rate - used, tonumber(ARGV[2])))
+if take > 0 then
+  redis.call('HSET', KEYS[1], 's', current, 'u', used + take)
+  redis.call('PEXPIRE', KEYS[1], (current + 1) * 1000 - now + 1000)
+end
+return {take, (current + 1) * 1000}`;
+
 type PacerRedis = Redis & {
   smsPacerReserve(key: string, rate: number, count: number): Promise<number[]>;
+  smsPacerTakeNow(key: string, rate: number, count: number): Promise<number[]>;
 };
 
 /** One turn of a reservation. */
@@ -49,6 +70,11 @@ export interface Pacer {
    * seconds. Answers each turn's size, how long it must wait (0: now) and when it starts.
    */
   reserve(key: string, count: number, perSecond: number): Promise<PacedTurn[]>;
+  /**
+   * Takes up to `count` of what is left of the current second, never a later one: how many it
+   * took, and when the current second ends (ms on the Redis clock).
+   */
+  takeNow(key: string, count: number, perSecond: number): Promise<{ taken: number; secondEndMs: number }>;
 }
 
 /** @param prefix the deployment's REDIS_PREFIX. */
@@ -56,6 +82,8 @@ export function createPacer(redis: Redis, prefix: string): Pacer {
   const client = redis as PacerRedis;
   if (typeof client.smsPacerReserve !== "function")
     redis.defineCommand("smsPacerReserve", { numberOfKeys: 1, lua: RESERVE });
+  if (typeof client.smsPacerTakeNow !== "function")
+    redis.defineCommand("smsPacerTakeNow", { numberOfKeys: 1, lua: TAKE_NOW });
   return {
     async reserve(key, count, perSecond) {
       if (count <= 0) return [];
@@ -68,6 +96,15 @@ export function createPacer(redis: Redis, prefix: string): Pacer {
       for (let i = 0; i < reply.length; i += 3)
         turns.push({ count: Number(reply[i]), waitMs: Number(reply[i + 1]), atMs: Number(reply[i + 2]) });
       return turns;
+    },
+    async takeNow(key, count, perSecond) {
+      if (count <= 0) return { taken: 0, secondEndMs: 0 };
+      const [taken, secondEndMs] = await client.smsPacerTakeNow(
+        `${prefix}:pace:${key}`,
+        Math.max(1, Math.floor(perSecond)),
+        count,
+      );
+      return { taken: Number(taken), secondEndMs: Number(secondEndMs) };
     },
   };
 }

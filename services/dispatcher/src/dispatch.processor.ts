@@ -52,6 +52,12 @@ export { RetryLater } from "./retry-later";
  */
 export interface PaceTurn {
   notAfter: number;
+  /**
+   * Once `notAfter` has passed unwritten: takes a place in the current second if the account has
+   * one left (moving `notAfter` to its end) and answers whether it did. Without it, or when the
+   * account has none, the turn is missed and the message is booked again by a new job.
+   */
+  renew?: () => Promise<boolean>;
 }
 
 /**

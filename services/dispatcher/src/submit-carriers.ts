@@ -128,10 +128,20 @@ async function submitSegment(
   turn: PaceTurn,
 ): Promise<SegmentOutcome> {
   let errorAnswers = 0;
+  // Set while this segment holds its mark from an attempt whose turn ended unwritten and was
+  // renewed: marked again, it would count as a submit that went unanswered.
+  let marked = false;
+  const renewedAfterItEnded = async (): Promise<boolean> =>
+    Date.now() >= turn.notAfter && (await renewTurn(turn));
   for (let notBound = 0; notBound < 3;) {
     await ctx.health.backoff.wait(carrier.id);
-    if (!(await waitForCapacity(ctx.carrierBudget, carrier, message.priority, turn.notAfter)))
+    if (!(await waitForCapacity(ctx.carrierBudget, carrier, message.priority, turn.notAfter))) {
+      // No room at the carrier before the turn ends: a renewed turn would take the account's
+      // room for that carrier's full second. Only a turn that ran out while it waited goes on.
+      if (await renewedAfterItEnded()) continue;
+      if (marked) await markNotSent(ctx.pool, message.id, seq);
       return { kind: "turn-missed" };
+    }
     // Checked after the waits: the back-off after an error is when the breaker opens, and a
     // retry that read it before waiting went to an open carrier.
     if (breakerOpened(ctx, carrier, admission))
@@ -139,11 +149,16 @@ async function submitSegment(
     const client = ctx.carriers.clientFor(carrier.id);
     if (!client) return { kind: "carrier-trouble", reason: `carrier ${carrier.id} is not bound` };
     // The waits above (back-off, the carrier's rate) can outlast the turn: no mark for nothing.
-    if (Date.now() >= turn.notAfter) return { kind: "turn-missed" };
+    if (Date.now() >= turn.notAfter) {
+      if (await renewedAfterItEnded()) continue;
+      if (marked) await markNotSent(ctx.pool, message.id, seq);
+      return { kind: "turn-missed" };
+    }
     // Refused once the message left queued: the mark and that check are one statement,
     // under a share lock of the message row, so a sweep failing it cannot slip between.
-    if (!(await ctx.marks.add({ messageId: message.id, seq, carrierId: carrier.id })))
+    if (!marked && !(await ctx.marks.add({ messageId: message.id, seq, carrierId: carrier.id })))
       return { kind: "no-longer-queued" };
+    marked = true;
     // And again just before the wire: the mark waits for its batch and a database round trip,
     // and on a loaded machine the breaker opened during it (a CI run sent 9 submits that way).
     if (breakerOpened(ctx, carrier, admission)) {
@@ -162,11 +177,15 @@ async function submitSegment(
       carrierMessageId = response.message_id;
     } catch (error) {
       if (error instanceof TurnMissedError) {
+        // Nothing was written: with a place in the account's current second it goes on, still
+        // marked (the common case at full speed, where a batch's marks straddle a second's end).
+        if (await renewTurn(turn)) continue;
         await markNotSent(ctx.pool, message.id, seq);
         return { kind: "turn-missed" };
       }
       if (error instanceof NotBoundError) {
         notBound++;
+        marked = false;
         await markNotSent(ctx.pool, message.id, seq);
         continue;
       }
@@ -197,6 +216,7 @@ async function submitSegment(
       });
       return { kind: "accepted" };
     }
+    marked = false;
     await markNotSent(ctx.pool, message.id, seq);
     if (verdict.kind === "route-refused") return verdict;
     if (verdict.kind === "permanent")
@@ -211,6 +231,10 @@ async function submitSegment(
       };
   }
   return { kind: "carrier-trouble", reason: `carrier ${carrier.id} is not bound` };
+}
+
+function renewTurn(turn: PaceTurn): Promise<boolean> {
+  return turn.renew ? turn.renew() : Promise.resolve(false);
 }
 
 /** An earlier segment's trouble may have opened the breaker since admission; a probe goes on (it is the test). */

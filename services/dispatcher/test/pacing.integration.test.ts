@@ -135,4 +135,39 @@ describe("an account's messages per second", () => {
       await w.stop();
     }
   });
+
+  it("sends a share whose second ends between its read and the wire at once when its account has room in the next", async () => {
+    const w = await startDispatchWorld();
+    const blocker = await w.db.pool.connect();
+    try {
+      // Far from its limit, as at full speed: the share's second ends only because its marks waited.
+      const accountId = await w.createAccount({ messagesPerSecond: 1000 });
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push(await insertMessage(w.db.pool, { accountId }));
+      await blocker.query("BEGIN");
+      await blocker.query("SELECT 1 FROM messages WHERE id = ANY($1) FOR UPDATE", [ids]);
+      await startOfASecond();
+      await w.producer.enqueue(
+        ids.map((messageId) => ({ messageId, accountId, priority: "normal" as const })),
+      );
+      await waitForLockWaiter(w.db.pool, "dispatcher", 10_000);
+      await sleep(Math.ceil((Date.now() + 1) / 1000) * 1000 + 300 - Date.now());
+      await blocker.query("COMMIT");
+      for (const id of ids) await w.waitForStatus(id, ["sent", "delivered"], 20_000);
+      expect(w.simulator.messages({ limit: 100 })).toHaveLength(10);
+      // Each marked once and written in the next second, with no job booking it again.
+      const { rows } = await w.db.pool.query<{ attempts: number; unanswered_submits: number }>(
+        "SELECT attempts, unanswered_submits FROM message_segments WHERE message_id = ANY($1)",
+        [ids],
+      );
+      expect(rows.map((r) => [r.attempts, r.unanswered_submits])).toEqual(ids.map(() => [1, 0]));
+      const metrics = await (await fetch(`http://127.0.0.1:${w.dispatcher.port}/metrics`)).text();
+      const missed = { priority: "normal", outcome: "missed_turn" };
+      expect(sampleValue(metrics, "sms_dispatch_messages_total", missed) ?? 0).toBe(0);
+    } finally {
+      await blocker.query("ROLLBACK").catch(() => undefined);
+      blocker.release();
+      await w.stop();
+    }
+  });
 });
