@@ -58,6 +58,10 @@ describe("CarrierHealthStore (real Redis)", () => {
     const version = report.record.version;
     const permits = await Promise.all([1, 2, 3].map(() => store.takeProbe("c", version, 2)));
     expect(permits.filter(Boolean)).toHaveLength(2);
+    // A probe that sent nothing gives its permit back, once: another submit probes in its place.
+    await store.returnProbe("c", version);
+    expect(await store.takeProbe("c", version, 2)).toBe(true);
+    expect(await store.takeProbe("c", version, 2)).toBe(false);
     await store.probeVerdict("c", version, true);
     await store.probeVerdict("c", version, true);
     report = await store.sync("c", { ok: 0, failed: 0 });
@@ -67,9 +71,13 @@ describe("CarrierHealthStore (real Redis)", () => {
     report = await store.sync("c", { ok: 0, failed: 0 });
     // The failures that opened it are behind the new window start.
     expect(report.record).toMatchObject({ state: "closed", submits: 0, failures: 0 });
-    // A verdict of the old half-open state changes nothing now.
+    // A verdict of the old half-open state changes nothing now, nor does a permit given back.
     await store.probeVerdict("c", version, false);
-    expect((await store.sync("c", { ok: 0, failed: 0 })).record.probesFailed).toBe(0);
+    await store.returnProbe("c", version);
+    expect((await store.sync("c", { ok: 0, failed: 0 })).record).toMatchObject({
+      probesFailed: 0,
+      probesTaken: 0,
+    });
   });
 
   it("is read by the CLI and the console without counting anything", async () => {

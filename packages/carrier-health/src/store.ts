@@ -80,6 +80,13 @@ if redis.call('HGET', KEYS[1], 'st') ~= 'half_open' or redis.call('HGET', KEYS[1
 redis.call('HINCRBY', KEYS[1], ARGV[2], 1)
 return 1`;
 
+/** Gives back a permit whose probe sent nothing (its turn ended, its message left queued), if the state is the same. */
+const RETURN_PROBE = `
+if redis.call('HGET', KEYS[1], 'st') ~= 'half_open' or redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'pt') or '0') <= 0 then return 0 end
+redis.call('HINCRBY', KEYS[1], 'pt', -1)
+return 1`;
+
 type HealthRedis = Redis & {
   smsCarrierHealthSync(
     key: string,
@@ -88,6 +95,7 @@ type HealthRedis = Redis & {
   smsCarrierHealthTransition(key: string, ...args: Array<string | number>): Promise<number>;
   smsCarrierHealthTakeProbe(key: string, version: number, probes: number): Promise<number>;
   smsCarrierHealthProbeVerdict(key: string, version: number, field: string): Promise<number>;
+  smsCarrierHealthReturnProbe(key: string, version: number): Promise<number>;
 };
 
 /** One dispatcher replica's binds toward a carrier. */
@@ -147,6 +155,7 @@ export class CarrierHealthStore {
       redis.defineCommand("smsCarrierHealthTransition", { numberOfKeys: 1, lua: TRANSITION });
       redis.defineCommand("smsCarrierHealthTakeProbe", { numberOfKeys: 1, lua: TAKE_PROBE });
       redis.defineCommand("smsCarrierHealthProbeVerdict", { numberOfKeys: 1, lua: PROBE_VERDICT });
+      redis.defineCommand("smsCarrierHealthReturnProbe", { numberOfKeys: 1, lua: RETURN_PROBE });
     }
   }
 
@@ -198,6 +207,15 @@ export class CarrierHealthStore {
   /** One probe permit of the half-open state of `version`, if one is left. */
   async takeProbe(carrierId: string, version: number, probes: number): Promise<boolean> {
     return (await this.redis.smsCarrierHealthTakeProbe(this.key(carrierId), version, probes)) === 1;
+  }
+
+  /**
+   * Gives a permit back when its probe sent nothing, so another submit probes at once instead
+   * of the carrier waiting `openMs` for a verdict that will not come. Ignored when the state
+   * it was taken in has moved on.
+   */
+  async returnProbe(carrierId: string, version: number): Promise<void> {
+    await this.redis.smsCarrierHealthReturnProbe(this.key(carrierId), version);
   }
 
   /** A probe's verdict; ignored when the state it was taken in has moved on. */

@@ -59,6 +59,8 @@ export class CarrierHealth {
   readonly backoff: CarrierBackoff;
   private readonly reports = new Map<string, CarrierHealthReport>();
   private readonly counts = new Map<string, { ok: number; failed: number }>();
+  /** Admissions whose submit was written (a result recorded): the rest sent nothing. */
+  private readonly used = new WeakSet<Admission>();
   private syncLoop: Loop | undefined;
   private syncing: Promise<void> | undefined;
 
@@ -92,6 +94,7 @@ export class CarrierHealth {
   /** Counts one submit's result (a probe's verdict goes to the shared record at once). */
   record(admission: Admission, result: SubmitResult): void {
     const { carrierId } = admission;
+    this.used.add(admission);
     this.options.onSubmit?.(carrierId, result);
     // Neither a success nor a failure of the carrier; a lost probe is made up for at half_open's end.
     if (result === "lost") return;
@@ -111,6 +114,21 @@ export class CarrierHealth {
     if (failed) counts.failed++;
     else counts.ok++;
     this.counts.set(carrierId, counts);
+  }
+
+  /**
+   * Ends an admission. A probe that sent nothing (its turn ended, its message left queued, no
+   * bind) gives its permit back, so another submit probes now instead of the carrier staying
+   * half open until `openMs` passes without the verdict.
+   */
+  release(admission: Admission): void {
+    if (admission.probe === null || this.used.has(admission)) return;
+    this.used.add(admission);
+    void this.options.store
+      .returnProbe(admission.carrierId, admission.probe)
+      .catch((error: unknown) =>
+        this.options.logger.warn("probe permit not given back", { error: String(error) }),
+      );
   }
 
   start(): void {

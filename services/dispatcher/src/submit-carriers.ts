@@ -57,47 +57,61 @@ export async function submitOnFirstCarrier(
       troubles.push(`carrier ${carrier.id}'s breaker is open`);
       continue;
     }
-    let acceptedHere = partlyAccepted;
-    let moveOn = false;
-    for (const seq of seqs) {
-      const last = seq === seqs[seqs.length - 1];
-      const outcome = await submitSegment(ctx, carrier, admission, message, parts[seq - 1]!, seq, last, turn);
-      if (outcome.kind === "accepted") {
-        acceptedHere = true;
-        continue;
-      }
-      // Failed or canceled since we read it (e.g. the OTP sweep): nothing more goes out.
-      if (outcome.kind === "no-longer-queued") return "skipped";
-      if (outcome.kind === "turn-missed") return "missed_turn";
-      if (outcome.kind === "unknown") throw new RetryLater(outcome.reason);
-      const permanent =
-        outcome.kind === "permanent"
-          ? outcome
-          : acceptedHere && outcome.kind === "route-refused"
+    // A probe that sent nothing gives its permit back (CarrierHealth.release).
+    try {
+      let acceptedHere = partlyAccepted;
+      let moveOn = false;
+      for (const seq of seqs) {
+        const last = seq === seqs[seqs.length - 1];
+        const outcome = await submitSegment(
+          ctx,
+          carrier,
+          admission,
+          message,
+          parts[seq - 1]!,
+          seq,
+          last,
+          turn,
+        );
+        if (outcome.kind === "accepted") {
+          acceptedHere = true;
+          continue;
+        }
+        // Failed or canceled since we read it (e.g. the OTP sweep): nothing more goes out.
+        if (outcome.kind === "no-longer-queued") return "skipped";
+        if (outcome.kind === "turn-missed") return "missed_turn";
+        if (outcome.kind === "unknown") throw new RetryLater(outcome.reason);
+        const permanent =
+          outcome.kind === "permanent"
             ? outcome
-            : null;
-      if (permanent) {
-        // Parts already with this carrier keep the rest here: no other route may take them.
-        const errorMessage =
-          "errorMessage" in permanent
-            ? permanent.errorMessage
-            : "The carrier of the other parts refused this one.";
-        await failMessage(ctx.pool, message.id, seq, permanent.errorCode, errorMessage);
-        return "failed";
+            : acceptedHere && outcome.kind === "route-refused"
+              ? outcome
+              : null;
+        if (permanent) {
+          // Parts already with this carrier keep the rest here: no other route may take them.
+          const errorMessage =
+            "errorMessage" in permanent
+              ? permanent.errorMessage
+              : "The carrier of the other parts refused this one.";
+          await failMessage(ctx.pool, message.id, seq, permanent.errorCode, errorMessage);
+          return "failed";
+        }
+        if (acceptedHere) throw new RetryLater(`carrier ${carrier.id}: ${describe(outcome)}`);
+        // Nothing of this message is with this carrier: fail over to the next one.
+        if (outcome.kind === "route-refused") refusal = outcome;
+        else troubles.push(describe(outcome));
+        ctx.logger.info("failing over", {
+          message_id: message.id,
+          carrier: carrier.id,
+          reason: describe(outcome),
+        });
+        moveOn = true;
+        break;
       }
-      if (acceptedHere) throw new RetryLater(`carrier ${carrier.id}: ${describe(outcome)}`);
-      // Nothing of this message is with this carrier: fail over to the next one.
-      if (outcome.kind === "route-refused") refusal = outcome;
-      else troubles.push(describe(outcome));
-      ctx.logger.info("failing over", {
-        message_id: message.id,
-        carrier: carrier.id,
-        reason: describe(outcome),
-      });
-      moveOn = true;
-      break;
+      if (!moveOn) return "done";
+    } finally {
+      ctx.health.release(admission);
     }
-    if (!moveOn) return "done";
   }
   if (refusal) {
     await failMessage(
