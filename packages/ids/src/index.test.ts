@@ -1,4 +1,4 @@
-import { encodeUlid, idBoundAt, idTime, isId, newId, ulid } from "./index";
+import { encodeUlid, idBoundAt, idTime, isId, newId, newMessageId, ulid } from "./index";
 
 describe("ids", () => {
   it("makes prefixed, sortable ids that fit an SMPP message_id", () => {
@@ -53,5 +53,31 @@ describe("ulid", () => {
   it("refuses to read a time out of an id without a ULID", () => {
     expect(() => idTime("evt_test_1700000000000")).toThrow(/ULID time/);
     expect(() => idTime("evt")).toThrow(/ULID time/);
+  });
+});
+
+describe("newMessageId", () => {
+  it("carries the time a message is due: now, or its scheduled time", () => {
+    const before = Date.now();
+    const now = newMessageId(null);
+    expect(idTime(now)).toBeGreaterThanOrEqual(before);
+    expect(idTime(now)).toBeLessThanOrEqual(Date.now());
+    const due = new Date(Date.UTC(2027, 4, 1, 9, 30));
+    const scheduled = newMessageId(due);
+    expect(isId("msg", scheduled)).toBe(true);
+    expect(idTime(scheduled)).toBe(due.getTime());
+    // A time already past is now: such a message is due at once.
+    expect(idTime(newMessageId(new Date(before - 60_000)))).toBeGreaterThanOrEqual(before);
+  });
+
+  it("does not move the clock of the ids made after a future one", () => {
+    newMessageId(new Date(Date.now() + 86_400_000));
+    expect(idTime(newId("msg"))).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("gives messages due in the same millisecond different ids", () => {
+    const due = new Date(Date.now() + 3_600_000);
+    const ids = Array.from({ length: 1000 }, () => newMessageId(due));
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });

@@ -84,6 +84,24 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;
 }
 
+/**
+ * A message id: `msg_<ULID>` whose time is when the message is due, its `scheduled_at` when that is
+ * ahead, else now (docs/decisions.md#partitions). The message tables are partitioned by the
+ * week of this time, so a message, its history and its segments sit in the week it goes out:
+ * everything that looks a message up after it is due (dispatch, receipts, sweeps) reads the
+ * weeks around now, and a week is dropped whole once its messages are past retention, however
+ * far ahead they were scheduled. Ids of messages due now are ordered as newId's are; a future
+ * time takes all 80 random bits (no counter: two messages due in the same millisecond sort by
+ * chance), and never moves this process's clock for the ids that follow.
+ */
+export function newMessageId(dueAt?: Date | null): string {
+  const due = dueAt?.getTime() ?? 0;
+  if (due <= Date.now()) return newId("msg");
+  const random = new Uint8Array(10);
+  fillRandom(random);
+  return `msg_${encodeUlid(due, random)}`;
+}
+
 const ULID = "[0-9A-HJKMNP-TV-Z]{26}";
 const patterns = new Map<IdPrefix, RegExp>();
 

@@ -1,7 +1,8 @@
 import type { Priority } from "@sms/queues";
 import { analyzeText } from "@sms/sms-encoding";
 import { ApiError } from "@sms/errors";
-import { newId } from "@sms/ids";
+import { newMessageId } from "@sms/ids";
+import { DEFAULT_VALIDITY_SECONDS, VALIDITY_MAX_SECONDS, VALIDITY_MIN_SECONDS } from "@sms/message-state";
 import { parseDestination } from "./phone";
 import { parseSchedule } from "./schedule";
 
@@ -77,10 +78,7 @@ export interface PrepareOptions {
   defaultValiditySeconds?: number;
 }
 
-/** The shortest and longest validity_period a message may ask for, in seconds (docs/messages.md#validity). */
-export const VALIDITY_MIN_SECONDS = 60;
-export const VALIDITY_MAX_SECONDS = 259_200;
-export const DEFAULT_VALIDITY_SECONDS = 172_800;
+export { VALIDITY_MIN_SECONDS, VALIDITY_MAX_SECONDS, DEFAULT_VALIDITY_SECONDS };
 
 /**
  * The daily message quota, as @sms/rate-limit's limiter offers it: a check that counts
@@ -150,7 +148,7 @@ export function prepareMessage(
   const scheduledAt = parseSchedule(draft.scheduledAt, context.now);
   const expiresAt = validityEnd(draft, scheduledAt ?? context.now, `${prefix}validity_period`, options);
   return {
-    id: newId("msg"),
+    id: newMessageId(scheduledAt),
     accountId: account.id,
     batchId: context.batchId,
     source: context.source,
