@@ -1,5 +1,5 @@
 import pg from "pg";
-import { dayPartitionName, ensureDayPartitions, listPartitions } from "@sms/db";
+import { partitionName, ensurePartitions, listPartitions } from "@sms/db";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { PENDING_RECEIPT_STATEMENTS } from "../src/pending-receipts";
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
   pool = world.pool(2);
   // A database converted long ago, with 30 past days of receipts.
   await pool.query("DROP TABLE carrier_receipts_legacy");
-  await ensureDayPartitions(pool, "carrier_receipts", ago(30), now);
+  await ensurePartitions(pool, "carrier_receipts", ago(30), now);
 });
 afterAll(() => world.destroy());
 
@@ -50,7 +50,7 @@ async function daysRead(sql: string, values: unknown[]): Promise<string[]> {
 }
 
 // The days older than the 3-day window and a day of margin: none of them may be read.
-const tooOld = () => Array.from({ length: 25 }, (_, i) => dayPartitionName("carrier_receipts", ago(5 + i)));
+const tooOld = () => Array.from({ length: 25 }, (_, i) => partitionName("carrier_receipts", ago(5 + i)));
 
 const STATEMENTS = [
   ["UNMATCHED_FOR_KEYS", () => [["car_1"], ["abc"], ago(3)]],

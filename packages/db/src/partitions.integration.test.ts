@@ -1,6 +1,8 @@
+import crypto from "node:crypto";
 import type pg from "pg";
+import { encodeUlid } from "@sms/ids";
 import { createTestWorld, type TestWorld } from "@sms/testing";
-import { dropPartitionsBefore, ensureDayPartitions, listPartitions } from "./partitions";
+import { dropPartitionsBefore, ensurePartitions, listPartitions } from "./partitions";
 
 const DAY = 86_400_000;
 const at = (iso: string) => new Date(iso);
@@ -43,7 +45,7 @@ describe("day partitions of carrier_receipts (real PostgreSQL)", () => {
   });
 
   it("creates the missing days across a month boundary, each row lands in its UTC day", async () => {
-    const created = await ensureDayPartitions(
+    const created = await ensurePartitions(
       db,
       "carrier_receipts",
       at("2031-01-30T15:00:00Z"),
@@ -60,18 +62,13 @@ describe("day partitions of carrier_receipts (real PostgreSQL)", () => {
     expect(await partitionOf(at("2031-02-05T12:00:00Z"))).toBe("carrier_receipts_default");
     // Again: nothing new.
     expect(
-      await ensureDayPartitions(
-        db,
-        "carrier_receipts",
-        at("2031-01-30T00:00:00Z"),
-        at("2031-02-02T00:00:00Z"),
-      ),
+      await ensurePartitions(db, "carrier_receipts", at("2031-01-30T00:00:00Z"), at("2031-02-02T00:00:00Z")),
     ).toEqual([]);
   });
 
   it("skips a day whose rows already went to the default partition, and creates the others", async () => {
     await receipt(at("2031-03-02T08:00:00Z"));
-    const created = await ensureDayPartitions(
+    const created = await ensurePartitions(
       db,
       "carrier_receipts",
       at("2031-03-01T00:00:00Z"),
@@ -82,7 +79,7 @@ describe("day partitions of carrier_receipts (real PostgreSQL)", () => {
   });
 
   it("drops exactly the days wholly before the cutoff, never the default", async () => {
-    await ensureDayPartitions(db, "carrier_receipts", at("2031-04-01T00:00:00Z"), at("2031-04-04T00:00:00Z"));
+    await ensurePartitions(db, "carrier_receipts", at("2031-04-01T00:00:00Z"), at("2031-04-04T00:00:00Z"));
     await receipt(at("2031-04-01T10:00:00Z"), "gone");
     await receipt(at("2031-04-02T10:00:00Z"), "kept");
     await receipt(at("2031-04-09T10:00:00Z"), "default");
@@ -100,7 +97,7 @@ describe("day partitions of carrier_receipts (real PostgreSQL)", () => {
   });
 
   it("gives way to a transaction holding the table instead of queueing every insert behind the drop", async () => {
-    await ensureDayPartitions(db, "carrier_receipts", at("2031-05-01T00:00:00Z"), at("2031-05-02T00:00:00Z"));
+    await ensurePartitions(db, "carrier_receipts", at("2031-05-01T00:00:00Z"), at("2031-05-02T00:00:00Z"));
     const holder = await db.connect();
     try {
       await holder.query("BEGIN");
@@ -116,5 +113,74 @@ describe("day partitions of carrier_receipts (real PostgreSQL)", () => {
     expect(
       (await dropPartitionsBefore(db, "carrier_receipts", at("2031-05-02T00:00:00Z"))).map((p) => p.name),
     ).toEqual(["carrier_receipts_p20310501"]);
+  });
+});
+
+describe("week partitions of the message tables (real PostgreSQL)", () => {
+  let world: TestWorld;
+  let db: pg.Pool;
+
+  beforeEach(async () => {
+    world = await createTestWorld();
+    db = world.pool(3);
+    await db.query("INSERT INTO accounts (id, name, updated_at) VALUES ('acc_1', 'a', now())");
+  });
+  afterEach(() => world.destroy());
+
+  const messageAt = (time: Date) => `msg_${encodeUlid(time.getTime(), crypto.randomBytes(10))}`;
+  const insertMessage = (id: string, client: pg.Pool | pg.PoolClient = db) =>
+    client.query<{ partition: string }>(
+      `INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged, status)
+       VALUES ($1, 'acc_1', '+14155550100', 'ACME', 'hi', 'GSM7', 1, 1, 'queued') RETURNING tableoid::regclass::text AS partition`,
+      [id],
+    );
+
+  it("makes weeks from Monday 00:00 UTC, across a year's end, and a message lands in the week of its id", async () => {
+    const created = await ensurePartitions(
+      db,
+      "messages",
+      at("2031-12-25T12:00:00Z"), // a Thursday
+      at("2032-01-06T00:00:00Z"),
+    );
+    expect(created).toEqual(["messages_p20311222", "messages_p20311229", "messages_p20320105"]);
+    const weeks = (await listPartitions(db, "messages")).filter((p) => created.includes(p.name));
+    for (const week of weeks) {
+      expect(week.from!.getUTCDay()).toBe(1);
+      expect(week.to!.getTime() - week.from!.getTime()).toBe(7 * DAY);
+    }
+    // Sunday 23:59:59.999 is the week's last moment; Monday 00:00 the next week's first.
+    expect((await insertMessage(messageAt(at("2032-01-04T23:59:59.999Z")))).rows[0]!.partition).toBe(
+      "messages_p20311229",
+    );
+    expect((await insertMessage(messageAt(at("2032-01-05T00:00:00Z")))).rows[0]!.partition).toBe(
+      "messages_p20320105",
+    );
+  });
+
+  it("gives a new week of segments a fifth of each page free, as the table had", async () => {
+    await ensurePartitions(db, "message_segments", at("2031-06-02T00:00:00Z"), at("2031-06-03T00:00:00Z"));
+    const { rows } = await db.query<{ options: string[] | null }>(
+      "SELECT reloptions AS options FROM pg_class WHERE relname = 'message_segments_p20310602'",
+    );
+    expect(rows[0]!.options).toEqual(["fillfactor=80"]);
+  });
+
+  it("makes a week while a writer holds the table, without waiting for it or holding it back", async () => {
+    const writer = await db.connect();
+    try {
+      await writer.query("BEGIN");
+      await insertMessage(messageAt(new Date()), writer);
+      const started = Date.now();
+      // CREATE TABLE … PARTITION OF would wait for the writer's lock and give up after its second.
+      expect(
+        await ensurePartitions(db, "messages", at("2031-07-07T00:00:00Z"), at("2031-07-08T00:00:00Z")),
+      ).toEqual(["messages_p20310707"]);
+      expect(Date.now() - started).toBeLessThan(1000);
+      // And the writer goes on meanwhile.
+      await insertMessage(messageAt(at("2031-07-08T00:00:00Z")), writer);
+    } finally {
+      await writer.query("ROLLBACK");
+      writer.release();
+    }
   });
 });

@@ -3,22 +3,32 @@ import { idBoundAt, idTime, type IdPrefix } from "@sms/ids";
 import { inTransaction, type Queryable } from "./transaction";
 
 /**
- * Tables partitioned by UTC day (docs/decisions.md#partitions): each day is a table of its own,
- * created ahead and dropped whole once past retention, so retention is a DROP, not a DELETE of
- * millions of rows. A default partition takes a row whose day has no partition yet (an insert
- * never fails), and the partition of the rows that existed when the table was converted runs
- * from MINVALUE to the conversion's bound.
+ * Tables partitioned by time (docs/decisions.md#partitions): each UTC day or week is a table of
+ * its own, created ahead and dropped whole once past retention, so retention is a DROP, not a
+ * DELETE of millions of rows. A default partition takes a row whose period has no partition yet
+ * (an insert never fails), and the partition of the rows that existed when the table was
+ * converted runs from MINVALUE to the conversion's bound.
  *
- * A table's day is read from a timestamp column, or from its `<prefix>_<ULID>` key, whose first
- * characters are its creation time: partitioned by that key, a table keeps its primary key and
- * every look-up by id reads one partition.
+ * A table's period is read from a timestamp column, or from its `<prefix>_<ULID>` key, whose
+ * first characters are a time: partitioned by that key, a table keeps its primary key and every
+ * look-up by id reads one partition. The message tables go by the week of the message id (the
+ * time the message is due, newMessageId) and are dropped together, a week at a time; the others
+ * by day.
  */
-export const DAILY_PARTITIONED_TABLES = {
-  carrier_receipts: { by: "time" },
-  webhook_deliveries: { by: "id", prefix: "evt" },
-  outbox_events: { by: "id", prefix: "evt" },
-} as const satisfies Record<string, { by: "time" } | { by: "id"; prefix: IdPrefix }>;
-export type DailyPartitionedTable = keyof typeof DAILY_PARTITIONED_TABLES;
+export const PARTITIONED_TABLES = {
+  carrier_receipts: { by: "time", period: "day" },
+  webhook_deliveries: { by: "id", prefix: "evt", period: "day" },
+  outbox_events: { by: "id", prefix: "evt", period: "day" },
+  messages: { by: "id", prefix: "msg", period: "week" },
+  message_events: { by: "id", prefix: "msg", period: "week" },
+  // Room on each page for the row's next version: a segment is updated at its submit, response and receipt.
+  message_segments: { by: "id", prefix: "msg", period: "week", storage: "fillfactor = 80" },
+} as const satisfies Record<
+  string,
+  ({ by: "time" } | { by: "id"; prefix: IdPrefix }) & { period: Period; storage?: string }
+>;
+export type PartitionedTable = keyof typeof PARTITIONED_TABLES;
+export type Period = "day" | "week";
 
 /** One partition: its range (null: MINVALUE / MAXVALUE), or the default. */
 export interface Partition {
@@ -51,8 +61,8 @@ FROM (
 ) p
 ORDER BY is_default, from_bound IS NOT NULL, from_time, from_bound COLLATE "C", name`;
 
-export async function listPartitions(db: Queryable, table: DailyPartitionedTable): Promise<Partition[]> {
-  const byTime = DAILY_PARTITIONED_TABLES[table].by === "time";
+export async function listPartitions(db: Queryable, table: PartitionedTable): Promise<Partition[]> {
+  const byTime = PARTITIONED_TABLES[table].by === "time";
   const { rows } = await db.query<{
     name: string;
     is_default: boolean;
@@ -75,19 +85,28 @@ export async function listPartitions(db: Queryable, table: DailyPartitionedTable
   }));
 }
 
-/** The value a day starts at in the table's partition key: the time, or the smallest id made that day. */
-function boundAt(table: DailyPartitionedTable, day: Date): string {
-  const key = DAILY_PARTITIONED_TABLES[table];
-  return key.by === "time" ? day.toISOString() : idBoundAt(key.prefix, day.getTime());
+/** The value a period starts at in the table's partition key: the time, or the smallest id made then. */
+function boundAt(table: PartitionedTable, start: Date): string {
+  const key = PARTITIONED_TABLES[table];
+  return key.by === "time" ? start.toISOString() : idBoundAt(key.prefix, start.getTime());
 }
 
-/** The name of a day's partition: `<table>_pYYYYMMDD` (UTC). */
-export function dayPartitionName(table: DailyPartitionedTable, day: Date): string {
-  return `${table}_p${day.toISOString().slice(0, 10).replaceAll("-", "")}`;
+/** The name of the partition of the period holding `time`: `<table>_pYYYYMMDD`, the period's first day (UTC). */
+export function partitionName(table: PartitionedTable, time: Date): string {
+  const start = periodStart(PARTITIONED_TABLES[table].period, time);
+  return `${table}_p${start.toISOString().slice(0, 10).replaceAll("-", "")}`;
 }
 
-function startOfUtcDay(time: Date): Date {
-  return new Date(Math.floor(time.getTime() / DAY_MS) * DAY_MS);
+/** The start of the UTC day or ISO week (Monday 00:00 UTC) holding `time`. */
+export function periodStart(period: Period, time: Date): Date {
+  const day = Math.floor(time.getTime() / DAY_MS);
+  // 1970-01-01 was a Thursday: day 0 is 3 days after a Monday.
+  const start = period === "day" ? day : day - ((day + 3) % 7);
+  return new Date(start * DAY_MS);
+}
+
+function nextPeriod(period: Period, start: Date): Date {
+  return new Date(start.getTime() + (period === "day" ? 1 : 7) * DAY_MS);
 }
 
 // DDL on a partitioned table takes a lock on the whole table: waiting in line for it would hold
@@ -95,28 +114,35 @@ function startOfUtcDay(time: Date): Date {
 const LOCK_TIMEOUT = "SET LOCAL lock_timeout = '1s'";
 
 /**
- * Creates the day partitions of [from, to) that no partition covers yet; returns their names.
- * A day whose rows already went to the default partition cannot get a partition of its own
- * (PostgreSQL refuses): it is skipped and its rows stay in the default partition.
+ * Creates the partitions of the periods overlapping [from, to) that no partition covers yet;
+ * returns their names. A period whose rows already went to the default partition cannot get a
+ * partition of its own (PostgreSQL refuses): it is skipped and its rows stay in the default.
  */
-export async function ensureDayPartitions(
+export async function ensurePartitions(
   pool: pg.Pool,
-  table: DailyPartitionedTable,
+  table: PartitionedTable,
   from: Date,
   to: Date,
 ): Promise<string[]> {
+  const scheme: { period: Period; storage?: string } = PARTITIONED_TABLES[table];
+  const { period } = scheme;
   const existing = (await listPartitions(pool, table)).filter((p) => !p.isDefault);
   const covered = (start: Date, end: Date) =>
     existing.some((p) => (p.from === null || p.from < end) && (p.to === null || p.to > start));
   const created: string[] = [];
-  for (let day = startOfUtcDay(from); day < to; day = new Date(day.getTime() + DAY_MS)) {
-    const next = new Date(day.getTime() + DAY_MS);
-    if (covered(day, next)) continue;
-    const name = dayPartitionName(table, day);
+  for (let start = periodStart(period, from); start < to; start = nextPeriod(period, start)) {
+    const end = nextPeriod(period, start);
+    if (covered(start, end)) continue;
+    const name = partitionName(table, start);
+    // A table of its own, then attached: ATTACH locks the partitioned table in SHARE UPDATE
+    // EXCLUSIVE mode, which lets every read and write through, where CREATE TABLE … PARTITION OF
+    // locks it in ACCESS EXCLUSIVE mode and holds every insert for the moment it takes.
     const done = await ddl(
       pool,
-      `CREATE TABLE IF NOT EXISTS ${name} PARTITION OF ${table}
-       FOR VALUES FROM ('${boundAt(table, day)}') TO ('${boundAt(table, next)}')`,
+      `CREATE TABLE ${name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE INCLUDING INDEXES)
+       ${scheme.storage ? `WITH (${scheme.storage})` : ""};
+       ALTER TABLE ${table} ATTACH PARTITION ${name}
+       FOR VALUES FROM ('${boundAt(table, start)}') TO ('${boundAt(table, end)}')`,
     );
     if (done) created.push(name);
   }
@@ -125,7 +151,7 @@ export async function ensureDayPartitions(
 
 /** A dropped partition of `table`, with PostgreSQL's estimate of its rows. */
 export interface DroppedPartition {
-  table: DailyPartitionedTable;
+  table: PartitionedTable;
   name: string;
   rows: number;
 }
@@ -137,6 +163,13 @@ export interface DropOptions {
    * Asked with the partition locked, so nothing can change its rows between the answer and the drop.
    */
   keepWhile?: string;
+  /**
+   * Tables partitioned alike whose partition of the same range goes in the same transaction
+   * (the message tables: a message and its history and segments never outlive one another).
+   */
+  together?: readonly PartitionedTable[];
+  /** SQL run just before the drop, in its transaction, with `{from}` and `{to}` as in keepWhile (rows of other tables that go with the range). */
+  alongside?: string;
 }
 
 /**
@@ -146,27 +179,55 @@ export interface DropOptions {
  */
 export async function dropPartitionsBefore(
   pool: pg.Pool,
-  table: DailyPartitionedTable,
+  table: PartitionedTable,
   before: Date,
   options: DropOptions = {},
 ): Promise<DroppedPartition[]> {
   const doomed = (await listPartitions(pool, table)).filter(
     (p) => !p.isDefault && p.to !== null && p.to <= before,
   );
+  const companions = await Promise.all(
+    (options.together ?? []).map(async (other) => ({
+      table: other,
+      partitions: await listPartitions(pool, other),
+    })),
+  );
   const dropped: DroppedPartition[] = [];
-  for (const { name, estimatedRows, fromBound, toBound } of doomed) {
-    const done = await ddl(pool, `DROP TABLE ${name}`, async (client) => {
-      if (!options.keepWhile) return true;
-      await client.query(`LOCK TABLE ${name} IN ACCESS EXCLUSIVE MODE`);
+  for (const partition of doomed) {
+    const { fromBound, toBound } = partition;
+    const group = [
+      { table, partition },
+      ...companions.flatMap(({ table: other, partitions }) =>
+        partitions
+          .filter((p) => !p.isDefault && p.fromBound === fromBound && p.toBound === toBound)
+          .map((p) => ({ table: other, partition: p })),
+      ),
+    ];
+    const names = group.map((member) => member.partition.name);
+    const done = await ddl(pool, `DROP TABLE ${names.join(", ")}`, async (client) => {
       const literal = (bound: string | null) => (bound === null ? "NULL" : client.escapeLiteral(bound));
-      const keepWhile = options.keepWhile
-        .replaceAll("{partition}", name)
-        .replaceAll("{from}", literal(fromBound))
-        .replaceAll("{to}", literal(toBound));
-      const { rows } = await client.query<{ keep: boolean }>(`SELECT (${keepWhile}) AS keep`);
-      return !rows[0]!.keep;
+      const fill = (sql: string) =>
+        sql
+          .replaceAll("{partition}", partition.name)
+          .replaceAll("{from}", literal(fromBound))
+          .replaceAll("{to}", literal(toBound));
+      if (options.keepWhile) {
+        // Every partition of the group at once, in a fixed order, before anything is read.
+        await client.query(`LOCK TABLE ${names.join(", ")} IN ACCESS EXCLUSIVE MODE`);
+        const { rows } = await client.query<{ keep: boolean }>(`SELECT (${fill(options.keepWhile)}) AS keep`);
+        if (rows[0]!.keep) return false;
+      }
+      if (options.alongside) await client.query(fill(options.alongside));
+      return true;
     });
-    if (done) dropped.push({ table, name, rows: estimatedRows });
+    if (done)
+      dropped.push(
+        ...group.map((member) => ({
+          table: member.table,
+          name: member.partition.name,
+          rows: member.partition.estimatedRows,
+        })),
+      );
   }
   return dropped;
 }

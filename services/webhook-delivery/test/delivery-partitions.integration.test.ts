@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import pg from "pg";
-import { dayPartitionName, ensureDayPartitions } from "@sms/db";
+import { partitionName, ensurePartitions } from "@sms/db";
 import { encodeUlid } from "@sms/ids";
 import { createTestWorld, tablesRead, type TestWorld } from "@sms/testing";
 import { DELIVERY_STATEMENTS } from "../src/delivery-store";
@@ -25,7 +25,7 @@ beforeAll(async () => {
   // A database converted long ago, with 30 past days of events and deliveries.
   for (const table of TABLES) {
     await pool.query(`DROP TABLE ${table}_legacy`);
-    await ensureDayPartitions(pool, table, ago(30), now);
+    await ensurePartitions(pool, table, ago(30), now);
   }
   for (let days = 0; days < 30; days++) {
     const ids = Array.from(
@@ -49,7 +49,7 @@ beforeAll(async () => {
 afterAll(() => world.destroy());
 
 const partitionsOf = (days: number[]) =>
-  TABLES.flatMap((table) => days.map((d) => dayPartitionName(table, ago(d)))).sort();
+  TABLES.flatMap((table) => days.map((d) => partitionName(table, ago(d)))).sort();
 const dayPartitionsRead = async (sql: string, values: unknown[]) =>
   (await tablesRead(pool, sql, values)).filter((name) => /_p\d{8}$|_default$|_legacy$/.test(name));
 
@@ -75,7 +75,7 @@ it("the record of a flush's attempts updates the deliveries of their days only",
     ids.map(() => "succeeded"),
     ids.map(() => null),
   ]);
-  expect(read).toEqual([dayPartitionName("webhook_deliveries", ago(5))]);
+  expect(read).toEqual([partitionName("webhook_deliveries", ago(5))]);
 });
 
 it("failing deliveries without an attempt touches their days only", async () => {
@@ -83,5 +83,5 @@ it("failing deliveries without an attempt touches their days only", async () => 
     eventsOfDay.get(9)!,
     "endpoint disabled",
   ]);
-  expect(read).toEqual([dayPartitionName("webhook_deliveries", ago(9))]);
+  expect(read).toEqual([partitionName("webhook_deliveries", ago(9))]);
 });
