@@ -3,14 +3,15 @@
 // 10,000,000) spread evenly over the last BENCH_SCALE_DAYS days (default 10), each with its status
 // history, its segment and (when final) its carrier receipt, with generate_series. Then it prints:
 // bytes per message of each table (indexes included), the gateway's list and lookup queries (p50 and
-// p99 of BENCH_SCALE_RUNS runs of the Prisma calls its routes make), one retention pass deleting the
-// oldest day while a probe updates a recent message every 10 ms (its worst wait is the lock wait the
-// sending path would see), and the CPU the scheduler uses idle with that data. BENCH_SCALE_REUSE=1
-// times the queries and a retention pass again on the database the last run left (its oldest day
-// is the next one), without building it.
+// p99 of BENCH_SCALE_RUNS runs of the Prisma calls its routes make), one retention pass dropping the
+// oldest week of messages (and the receipts' days past retention) while a probe updates a recent
+// message every 10 ms (its worst wait is the lock wait the sending path would see), and the CPU the
+// scheduler uses idle with that data. BENCH_SCALE_REUSE=1 times the queries and a retention pass
+// again on the database the last run left (its oldest week is the next one), without building it.
 import path from "node:path";
 import pg from "pg";
-import { createDatabase, ensureDayPartitions } from "@sms/db";
+import { createDatabase, ensurePartitions, periodStart, type PartitionedTable } from "@sms/db";
+import { idBoundAt } from "@sms/ids";
 // Relative: the retention pass as the scheduler runs it, without a workspace dependency of the bench.
 import { runRetentionPass } from "../services/scheduler/src/retention/pass";
 import { startCpuMeter } from "./cpu-meter";
@@ -26,6 +27,7 @@ const ACCOUNTS = 20;
 const CHUNK = 200_000;
 const DAY_MS = 86_400_000;
 const TABLES = ["messages", "message_events", "message_segments", "carrier_receipts"];
+const MESSAGE_TABLES: PartitionedTable[] = ["messages", "message_events", "message_segments"];
 
 /** SQL for the 10 Crockford base32 characters of a millisecond time: a ULID's time part. */
 function ulidTimeSql(ms: string): string {
@@ -41,7 +43,8 @@ function ulidTimeSql(ms: string): string {
  * for two more days, so the expiry sweeps have nothing due), 1 % scheduled two days ahead (not
  * queued: a queued message here would have no job, and the reconciler would be busy re-enqueueing
  * it), with the rows the pipeline writes for them: one status change per step, one segment once
- * sent, and a receipt when final.
+ * sent, and a receipt when final. An id's time is when its message is due (newMessageId): the
+ * time it was made, or two days ahead for the scheduled ones.
  */
 const INSERT_CHUNK = `
 WITH n AS (
@@ -50,7 +53,8 @@ WITH n AS (
   INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged,
                         status, status_sequence, created_at, updated_at, scheduled_at, sent_at, delivered_at, failed_at,
                         error_code, expires_at)
-  SELECT 'msg_' || ${ulidTimeSql("ms")} || lpad(n::text, 16, '0'), 'acc_bench_' || (n % ${ACCOUNTS}),
+  SELECT 'msg_' || ${ulidTimeSql("CASE WHEN s.status = 'scheduled' THEN (extract(epoch FROM now() + interval '2 days') * 1000)::bigint ELSE ms END")}
+           || lpad(n::text, 16, '0'), 'acc_bench_' || (n % ${ACCOUNTS}),
          '+1415' || lpad((n % 10000000)::text, 7, '0'), 'ACME',
          'Your order ' || n || ' has shipped and will arrive tomorrow. Track it at https://ex.am/p/' || n,
          'GSM7', 1, 1, s.status::"MessageStatus", s.sequence, t, t + interval '2 s',
@@ -95,16 +99,21 @@ async function build(db: pg.Client, url: string, startMs: number): Promise<void>
     await db.query("INSERT INTO accounts (id, name, balance, updated_at) VALUES ($1, 'bench', 0, now())", [
       `acc_bench_${i}`,
     ]);
-  // Receipts go to day partitions, as in a database converted long ago (not to the partition
-  // of the receipts from before the conversion, which covers every past day of a new database).
-  await db.query("DROP TABLE carrier_receipts_legacy");
+  // Receipts go to day partitions and messages to weeks, as in a database converted long ago
+  // (not to the partitions of the rows from before the conversion, which cover every past day of
+  // a new database).
   const partitions = new pg.Pool({ connectionString: url, max: 1 });
-  await ensureDayPartitions(
+  await db.query("DROP TABLE carrier_receipts_legacy");
+  await ensurePartitions(
     partitions,
     "carrier_receipts",
     new Date(startMs),
     new Date(startMs + (DAYS + 1) * DAY_MS),
   );
+  for (const table of MESSAGE_TABLES) {
+    await db.query(`DROP TABLE ${table}_legacy`);
+    await ensurePartitions(partitions, table, new Date(startMs), new Date(Date.now() + 190 * DAY_MS));
+  }
   await partitions.end();
   await db.query(
     `INSERT INTO carriers (id, name, host, port, system_id, password, updated_at)
@@ -212,10 +221,22 @@ async function timeQueries(url: string, startMs: number): Promise<void> {
   await database.close();
 }
 
-/** One retention pass as if 90 days had passed since the first day: it deletes that day. */
+/**
+ * One retention pass as if 90 days had passed since the end of the first week: it drops that
+ * week of messages (and the receipts' days past retention then). The week's `sent` messages are
+ * failed first, as the receipt-timeout sweep would have done long before (not timed).
+ */
 async function timeRetention(url: string, startMs: number): Promise<void> {
   const pool = new pg.Pool({ connectionString: url, max: 3 });
-  const { rows } = await pool.query<{ id: string }>("SELECT id FROM messages ORDER BY id DESC LIMIT 1");
+  const weekEnd = periodStart("week", new Date(startMs)).getTime() + 7 * DAY_MS;
+  await pool.query(
+    "UPDATE messages SET status = 'failed', error_code = 'RECEIPT_TIMEOUT' WHERE status = 'sent' AND id < $1",
+    [idBoundAt("msg", weekEnd)],
+  );
+  const { rows } = await pool.query<{ id: string }>(
+    "SELECT id FROM messages WHERE id < $1 ORDER BY id DESC LIMIT 1",
+    [idBoundAt("msg", Date.now())],
+  );
   const recent = rows[0]!.id;
   const probeTimes: number[] = [];
   let waiting = 0;
@@ -234,7 +255,7 @@ async function timeRetention(url: string, startMs: number): Promise<void> {
     }
   })();
   const days = 90;
-  const now = new Date(startMs + (days + 1) * DAY_MS);
+  const now = new Date(weekEnd + days * DAY_MS + 60_000);
   const started = Date.now();
   const pass = await runRetentionPass(
     pool,
@@ -244,9 +265,7 @@ async function timeRetention(url: string, startMs: number): Promise<void> {
   const ms = Date.now() - started;
   probing = false;
   await probe;
-  console.log(
-    `\nretention pass deleting the oldest day (batches of 1,000, one transaction each): ${(ms / 1000).toFixed(1)} s`,
-  );
+  console.log(`\nretention pass dropping the oldest week of messages: ${(ms / 1000).toFixed(2)} s`);
   for (const [table, count] of Object.entries(pass?.deleted ?? {}))
     if (count) console.log(`  ${table.padEnd(18)} ${count.toLocaleString()} rows`);
   for (const { name, rows } of pass?.droppedPartitions ?? [])
@@ -289,7 +308,7 @@ async function measureIdleScheduler(url: string): Promise<void> {
 async function main(): Promise<void> {
   const base = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms";
   if (REUSE) {
-    // The queries and a retention pass again on the database a previous run built, one day shorter.
+    // The queries and a retention pass again on the database a previous run built, one week shorter.
     const reused = Object.assign(new URL(base), { pathname: "/sms_bench_scale" }).toString();
     const client = new pg.Client({ connectionString: reused });
     await client.connect();

@@ -1,5 +1,11 @@
 import type pg from "pg";
-import { applyTransitions, type TransitionInput } from "@sms/message-state";
+import { idBoundAt } from "@sms/ids";
+import {
+  applyTransitions,
+  dueByIdBound,
+  VALIDITY_MAX_SECONDS,
+  type TransitionInput,
+} from "@sms/message-state";
 import { isFinalReceiptState, type ReceiptState } from "@sms/smpp";
 import { describeReceiptFailure, isFailedReceiptState } from "./error-codes";
 
@@ -40,12 +46,16 @@ export interface ReceiptFacts {
 // Per receipt, the segments of its carrier with its key, submitted within the carrier's window
 // and put on the wire before the receipt came: the most recent one still awaiting its receipt,
 // else the most recent final one (carriers reuse ids; docs/decisions.md#delivery-truth).
+// $5 is the smallest message id any of them can have (lowestMessageId), $6 is above every message
+// due by now (a segment is only written for a message due): message_segments is partitioned by
+// the week of the message id, and the bounds let the plan read only the weeks the receipts'
+// segments can be in. Sent unnamed, so the plan is made for those bounds.
 const FIND_SEGMENTS = `
 SELECT DISTINCT ON (t.idx) t.idx, s.message_id, s.seq, s.status IN ('delivered', 'failed') AS final
 FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[]) AS t(idx, carrier_id, quoted, received_at)
 JOIN message_segments AS s ON s.carrier_id = t.carrier_id AND s.receipt_key = receipt_key_of(t.quoted)
 LEFT JOIN carriers AS c ON c.id = s.carrier_id
-WHERE s.status IN ('submitted', 'delivered', 'failed')
+WHERE s.message_id >= $5 AND s.message_id < $6 AND s.status IN ('submitted', 'delivered', 'failed')
   AND COALESCE(s.submit_started_at, '-infinity') <= COALESCE(t.received_at, now())
   AND COALESCE(s.submitted_at, now())
       > COALESCE(t.received_at, now()) - make_interval(hours => COALESCE(c.receipt_window_hours, 72))
@@ -69,7 +79,8 @@ UPDATE message_segments AS s SET
   carrier_done_at = t.carrier_done_at
 FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
   AS t(message_id, seq, status, error_code, done_at, carrier_done_at)
-WHERE s.message_id = t.message_id AND s.seq = t.seq AND s.status NOT IN ('delivered', 'failed')
+WHERE s.message_id = t.message_id AND s.message_id = ANY($1::text[]) AND s.seq = t.seq
+  AND s.status NOT IN ('delivered', 'failed')
 RETURNING s.message_id, s.seq, s.done_at`;
 
 const COUNT_DELIVERED = `
@@ -101,16 +112,17 @@ export async function resolveReceipts(
   facts: readonly ReceiptFacts[],
 ): Promise<Resolution[]> {
   if (facts.length === 0) return [];
-  const found = await client.query<{ idx: number; message_id: string; seq: number; final: boolean }>({
-    name: "receipts-find-segments",
-    text: FIND_SEGMENTS,
-    values: [
+  const found = await client.query<{ idx: number; message_id: string; seq: number; final: boolean }>(
+    FIND_SEGMENTS,
+    [
       facts.map((_, index) => index),
       facts.map((fact) => fact.carrierId),
       facts.map((fact) => fact.quotedId),
       facts.map((fact) => fact.receivedAt ?? null),
+      await lowestMessageId(client, facts),
+      dueByIdBound(),
     ],
-  });
+  );
   const segmentOf = new Map<number, { messageId: string; seq: number }>();
   const results: Resolution[] = facts.map((fact) => ({
     // A non-final receipt (accepted, enroute, unknown) never changes anything: it is not
@@ -152,15 +164,14 @@ export async function resolveReceipts(
   if (claims.size === 0) return results;
 
   const messageIds = [...new Set([...claims.values()].map((claim) => claim.messageId))];
+  // This and the next two: unnamed, planned for their ids (docs/decisions.md#partitions).
   const locked = await client.query<{ id: string; status: string; segment_count: number }>({
-    name: "receipts-lock-messages",
     text: LOCK_MESSAGES,
     values: [messageIds],
   });
   const messages = new Map(locked.rows.map((row) => [row.id, row]));
   const pending = [...claims.values()];
   const finished = await client.query<{ message_id: string; seq: number; done_at: Date }>({
-    name: "receipts-finish-segments",
     text: FINISH_SEGMENTS,
     values: [
       pending.map((c) => c.messageId),
@@ -195,7 +206,6 @@ export async function resolveReceipts(
   const delivered = new Map<string, number>();
   if (needCount.length > 0) {
     const counted = await client.query<{ message_id: string; delivered: number }>({
-      name: "receipts-count-delivered",
       text: COUNT_DELIVERED,
       values: [needCount],
     });
@@ -225,6 +235,26 @@ export async function resolveReceipts(
       };
   });
   return results;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The smallest message id these receipts' segments can have. A segment was submitted within its
+ * carrier's receipt window (carriers.receipt_window_hours) before its receipt came, and a
+ * message is submitted within its validity (at most VALIDITY_MAX_SECONDS) of the time it was
+ * due, which is its id's time; an hour more for hosts whose clocks disagree. One small read of
+ * the carriers' windows per batch.
+ */
+async function lowestMessageId(client: pg.PoolClient, facts: readonly ReceiptFacts[]): Promise<string> {
+  const { rows } = await client.query<{ hours: number | null }>({
+    name: "receipts-window-hours",
+    text: "SELECT max(receipt_window_hours)::int AS hours FROM carriers WHERE id = ANY($1::text[])",
+    values: [[...new Set(facts.map((fact) => fact.carrierId))]],
+  });
+  const windowMs = (rows[0]?.hours ?? 72) * HOUR_MS;
+  const earliest = Math.min(...facts.map((fact) => (fact.receivedAt ?? new Date()).getTime()));
+  return idBoundAt("msg", earliest - windowMs - VALIDITY_MAX_SECONDS * 1000 - HOUR_MS);
 }
 
 function compare(a: string, b: string): number {

@@ -1,3 +1,4 @@
+import { newId } from "@sms/ids";
 import { createTestWorld, statsPool, type TestWorld } from "@sms/testing";
 import { applyReceipts, sweepUnmatched } from "../src";
 import { insertAccount } from "./fixtures";
@@ -20,15 +21,16 @@ describe("receipts' index writes (real PostgreSQL)", () => {
     const count = 600;
     // As the dispatcher leaves them: one submitted segment per sent message, pages filled in order.
     await stats.pool.query(
-      `WITH m AS (
+      `WITH t AS (
+         SELECT id, n FROM unnest($2::text[]) WITH ORDINALITY AS t(id, n)
+       ), m AS (
          INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged,
                                status, status_sequence, sent_at)
-         SELECT 'msg_hot' || n, $1, '+447700900123', 'Acme', 'hello', 'GSM7', 1, 1, 'sent', 2, now()
-         FROM generate_series(1, $2::int) AS n RETURNING id
+         SELECT id, $1, '+447700900123', 'Acme', 'hello', 'GSM7', 1, 1, 'sent', 2, now() FROM t
        )
        INSERT INTO message_segments (message_id, seq, status, attempts, carrier_id, carrier_message_id, submitted_at)
-       SELECT id, 1, 'submitted', 1, 'sim', 'hot-' || substr(id, 8), now() FROM m`,
-      [accountId, count],
+       SELECT id, 1, 'submitted', 1, 'sim', 'hot-' || n, now() FROM t`,
+      [accountId, Array.from({ length: count }, () => newId("msg"))],
     );
     const before = await stats.tableUpdates("message_segments");
     const results = await applyReceipts(

@@ -175,3 +175,120 @@ it("converts outbox_events and webhook_deliveries while events keep coming: none
   );
   expect(rows[0]!.part).toMatch(/^outbox_events_p\d{8}$/);
 }, 120_000);
+
+/*
+ * The migrations that partition messages, message_events and message_segments by the week of the
+ * message id, on the database the tests above left: messages with their history and segments
+ * already there, and two writers accepting messages all along, each message with its first event
+ * and a segment, and the charge to its account's balance, in one statement, as acceptance and the
+ * dispatcher write them.
+ */
+const MESSAGE_FIRST_STEP = "20261201090000_message_tables_partition_bound";
+const MESSAGE_STEPS = 5;
+const EXISTING_MESSAGES = 60_000;
+
+it("converts the message tables while messages keep coming: none lost, keys, triggers and weeks in place", async () => {
+  const messageStep = migrations.indexOf(MESSAGE_FIRST_STEP);
+  expect(messageStep).toBeGreaterThan(firstStep);
+  for (const name of migrations.slice(migrations.indexOf(WEBHOOK_FIRST_STEP) + WEBHOOK_STEPS, messageStep))
+    await apply(name);
+  await pool.query(
+    `INSERT INTO accounts (id, name, balance, updated_at) VALUES ('acc_1', 'a', 1000000000, now())
+     ON CONFLICT (id) DO UPDATE SET balance = 1000000000`,
+  );
+  const messageIds = (count: number, daysAgo: (i: number) => number) =>
+    Array.from(
+      { length: count },
+      (_, i) => `msg_${encodeUlid(Date.now() - daysAgo(i) * 86_400_000, crypto.randomBytes(10))}`,
+    );
+  const insertMessages = (ids: string[]) =>
+    pool.query(
+      `WITH m AS (
+         INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged, status)
+         SELECT id, 'acc_1', '+14155550100', 'ACME', 'hi', 'GSM7', 1, 1, 'queued' FROM unnest($1::text[]) AS id RETURNING id
+       ), e AS (
+         INSERT INTO message_events (message_id, sequence, status) SELECT id, 1, 'queued' FROM m
+       ), s AS (
+         INSERT INTO message_segments (message_id, seq, status) SELECT id, 1, 'pending' FROM m
+       )
+       UPDATE accounts SET balance = balance - (SELECT count(*) FROM m) WHERE id = 'acc_1'`,
+      [ids],
+    );
+  await insertMessages(messageIds(EXISTING_MESSAGES, (i) => i % 60));
+
+  let writing = true;
+  let inserted = 0;
+  let slowest = 0;
+  const writer = async () => {
+    while (writing) {
+      const started = performance.now();
+      await insertMessages(messageIds(5, () => 0));
+      slowest = Math.max(slowest, performance.now() - started);
+      inserted += 5;
+    }
+  };
+  const writers = [writer(), writer()];
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const name of migrations.slice(messageStep, messageStep + MESSAGE_STEPS)) await apply(name);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  writing = false;
+  await Promise.all(writers);
+
+  const count = async (sql: string, values: unknown[] = []) =>
+    (await pool.query<{ n: number }>(sql, values)).rows[0]!.n;
+  const total = EXISTING_MESSAGES + inserted;
+  expect(inserted).toBeGreaterThan(10);
+  for (const table of ["messages", "message_events", "message_segments"] as const) {
+    expect(await count(`SELECT count(*)::int AS n FROM ${table}`)).toBe(total);
+    const partitions = await listPartitions(pool, table);
+    expect(partitions.map((p) => p.name)).toEqual(
+      expect.arrayContaining([`${table}_legacy`, `${table}_default`]),
+    );
+    // 27 weeks from the bound on, the bound being a Monday (00:00 UTC) at least two days ahead.
+    const weeks = partitions.filter((p) => p.name.startsWith(`${table}_p`));
+    expect(weeks).toHaveLength(27);
+    const legacy = partitions.find((p) => p.name === `${table}_legacy`)!;
+    expect(weeks[0]!.from).toEqual(legacy.to);
+    expect(legacy.to!.getUTCDay()).toBe(1);
+    expect(legacy.to!.getTime() % 86_400_000).toBe(0);
+    expect(legacy.to!.getTime() - Date.now()).toBeGreaterThan(2 * 86_400_000 - 60_000);
+    for (const week of weeks) expect(week.to!.getTime() - week.from!.getTime()).toBe(7 * 86_400_000);
+  }
+  // The validation scans let writes through, and the swap scans nothing under its locks.
+  expect(slowest).toBeLessThan(1000);
+  // Every message's status is counted, before and after the swap: the trigger moved with the table.
+  expect(await count("SELECT sum(delta)::int AS n FROM message_count_deltas WHERE status = 'queued'")).toBe(
+    total,
+  );
+
+  // A message due in three weeks lands in its week; its segment's receipt key is still set by the trigger.
+  const [due] = messageIds(1, () => -21);
+  await insertMessages([due!]);
+  const { rows } = await pool.query<{ part: string }>(
+    "SELECT tableoid::regclass::text AS part FROM messages WHERE id = $1",
+    [due],
+  );
+  expect(rows[0]!.part).toMatch(/^messages_p\d{8}$/);
+  await pool.query(
+    `INSERT INTO carriers (id, name, host, port, system_id, password, updated_at)
+     VALUES ('car_1', 'c', '127.0.0.1', 2775, 's', '', now()) ON CONFLICT DO NOTHING`,
+  );
+  await pool.query(
+    "UPDATE message_segments SET carrier_id = 'car_1', carrier_message_id = ' 00AB ' WHERE message_id = $1",
+    [due],
+  );
+  expect(
+    await count(
+      "SELECT count(*)::int AS n FROM message_segments WHERE message_id = $1 AND receipt_key = 'ab'",
+      [due],
+    ),
+  ).toBe(1);
+  // The keys of messages into accounts and batches hold on the new table.
+  await expect(
+    pool.query(
+      `INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged, status)
+       VALUES ($1, 'acc_nobody', '+1', 'A', 'x', 'GSM7', 1, 1, 'queued')`,
+      [messageIds(1, () => 0)[0]],
+    ),
+  ).rejects.toMatchObject({ code: "23503" });
+}, 180_000);

@@ -13,7 +13,7 @@ export { DispatchOutbox } from "./dispatch-outbox";
 export { GroupCommitter } from "./group-committer";
 export type { OtpRow, SmppSubmitRow } from "./persist.sql";
 export { normalizePhone, parseDestination, type Destination } from "./phone";
-export { parseSchedule } from "./schedule";
+export { parseSchedule, SCHEDULE_MAX_AHEAD_MS } from "./schedule";
 export { SuppressionLookup, optedOut } from "./suppression-lookup";
 export {
   CLIENT_REF_MAX_LENGTH,

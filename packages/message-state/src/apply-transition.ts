@@ -70,8 +70,10 @@ export async function applyTransitions(
     if (allowedFrom(input.to).length === 0) throw new Error(`No message can move to ${input.to}.`);
     return outboxEventType(input.to);
   });
+  // Unnamed: planned for its ids, so it reads only their weeks. A prepared statement's generic
+  // plan reads every week: partitions are not pruned by `= ANY($1)` while running, only while
+  // planning for the values (docs/decisions.md#partitions).
   const { rows } = await db.query<Row>({
-    name: "message-state-apply-transitions",
     text: APPLY_TRANSITIONS,
     values: [
       inputs.map((input) => input.messageId),

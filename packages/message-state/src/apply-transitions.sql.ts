@@ -7,6 +7,9 @@ import { STATUS_EVENT_PAYLOAD_SQL } from "./status-event";
  *
  * - `input` is one row per change: `from_list` holds the statuses that may move to
  *   `to_status`, comma-separated (an array of arrays does not unnest row by row).
+ * - Every read of a message table names the ids (`= ANY($1)`), not only a join to `input`:
+ *   the tables are partitioned by the week of the id, and named ids let the plan read only
+ *   their weeks (docs/decisions.md#partitions).
  * - `old` locks the message rows in id order: every batch (receipts, submit records)
  *   locks in the same order, so two batches never deadlock on message rows. Under
  *   READ COMMITTED a concurrent change makes this wait and then see the committed status,
@@ -28,7 +31,7 @@ WITH input AS (
   SELECT * FROM unnest($1::text[], $2::"MessageStatus"[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[])
     AS t(id, to_status, from_list, at, error_code, error_message, event_id, event_type)
 ), old AS (
-  SELECT id, status FROM messages WHERE id IN (SELECT id FROM input) ORDER BY id FOR NO KEY UPDATE
+  SELECT id, status FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE
 ), upd AS (
   UPDATE messages AS m SET
     status = i.to_status,
@@ -43,7 +46,7 @@ WITH input AS (
     -- An OTP text is needed only while the message waits for a carrier (docs/otp.md#the-sms).
     body_sealed = CASE WHEN i.to_status IN ('scheduled', 'queued') THEN m.body_sealed END
   FROM old JOIN input AS i ON i.id = old.id
-  WHERE m.id = old.id AND old.status::text = ANY(string_to_array(i.from_list, ','))
+  WHERE m.id = old.id AND m.id = ANY($1::text[]) AND old.status::text = ANY(string_to_array(i.from_list, ','))
   RETURNING m.id, m.account_id, m.status, m.status_sequence, m.to_number, m.sender_id, m.segment_count,
             m.batch_id, m.otp_id, m.client_ref, m.credits_charged, m.sent_at, m.delivered_at, m.error_code, m.error_message,
             m.source, old.status AS previous_status, i.at, i.error_code AS change_error_code,
@@ -63,7 +66,7 @@ WITH input AS (
   WHERE upd.status IN ('failed', 'canceled') AND upd.credits_charged > 0
     AND NOT EXISTS (
       SELECT 1 FROM message_segments s
-      WHERE s.message_id = upd.id AND (s.carrier_message_id IS NOT NULL OR s.status IN ('submitting', 'submitted', 'delivered')))
+      WHERE s.message_id = upd.id AND s.message_id = ANY($1::text[]) AND (s.carrier_message_id IS NOT NULL OR s.status IN ('submitting', 'submitted', 'delivered')))
 ), refund AS (
   UPDATE accounts AS a SET balance = a.balance + r.total, updated_at = now()
   FROM (SELECT account_id, sum(credits_charged) AS total FROM refundable GROUP BY account_id) AS r

@@ -1,4 +1,5 @@
 import { applyTransitions } from "./apply-transition";
+import { dueByIdBound } from "./message-weeks";
 import { inTransaction, type Queryable } from "./queryable";
 
 /**
@@ -9,7 +10,7 @@ import { inTransaction, type Queryable } from "./queryable";
  */
 export const OVERDUE_AWAITING = `
 SELECT id, otp_id FROM messages
-WHERE status IN ('scheduled', 'queued') AND expires_at <= now()
+WHERE status IN ('scheduled', 'queued') AND expires_at <= now() AND id < $2
 ORDER BY expires_at
 LIMIT $1
 FOR NO KEY UPDATE SKIP LOCKED`;
@@ -20,7 +21,7 @@ FOR NO KEY UPDATE SKIP LOCKED`;
  */
 export const OVERDUE_SENT = `
 SELECT id FROM messages
-WHERE status = 'sent' AND expires_at <= now() - make_interval(secs => $2::double precision)
+WHERE status = 'sent' AND expires_at <= now() - make_interval(secs => $2::double precision) AND id < $3
 ORDER BY expires_at
 LIMIT $1
 FOR NO KEY UPDATE SKIP LOCKED`;
@@ -55,11 +56,11 @@ export interface SweepResult {
  */
 export async function expireOverdue(db: Queryable, options: { limit?: number } = {}): Promise<SweepResult> {
   return inTransaction(db, async (client) => {
-    const { rows } = await client.query<{ id: string; otp_id: string | null }>({
-      name: "message-state-overdue-awaiting",
-      text: OVERDUE_AWAITING,
-      values: [options.limit ?? 1000],
-    });
+    // Unnamed, with the bound of the weeks due so far (dueByIdBound).
+    const { rows } = await client.query<{ id: string; otp_id: string | null }>(OVERDUE_AWAITING, [
+      options.limit ?? 1000,
+      dueByIdBound(),
+    ]);
     const at = new Date();
     const results = await applyTransitions(
       client,
@@ -80,11 +81,11 @@ export async function timeOutReceipts(
   options: { graceSeconds: number; limit?: number },
 ): Promise<SweepResult> {
   return inTransaction(db, async (client) => {
-    const { rows } = await client.query<{ id: string }>({
-      name: "message-state-overdue-sent",
-      text: OVERDUE_SENT,
-      values: [options.limit ?? 1000, options.graceSeconds],
-    });
+    const { rows } = await client.query<{ id: string }>(OVERDUE_SENT, [
+      options.limit ?? 1000,
+      options.graceSeconds,
+      dueByIdBound(),
+    ]);
     const at = new Date();
     const errorMessage = `No final delivery receipt came within the validity period plus ${describeSeconds(options.graceSeconds)}.`;
     const results = await applyTransitions(

@@ -32,3 +32,5 @@ export type { Queryable } from "./queryable";
 export { acceptedEventPayload, STATUS_EVENT_PAYLOAD_SQL, type AcceptedMessage } from "./status-event";
 export * from "./counts";
 export * from "./export";
+export { dueByIdBound, waitingSinceIdBound } from "./message-weeks";
+export { DEFAULT_VALIDITY_SECONDS, VALIDITY_MAX_SECONDS, VALIDITY_MIN_SECONDS } from "./validity";

@@ -1,4 +1,5 @@
 import { applyTransitions } from "./apply-transition";
+import { dueByIdBound } from "./message-weeks";
 import { inTransaction, type Queryable } from "./queryable";
 
 export interface PromoteOptions {
@@ -21,6 +22,7 @@ SELECT id, account_id, priority::text AS priority,
 FROM messages
 WHERE status = 'scheduled' AND scheduled_at <= COALESCE($1::timestamptz, now())
   AND (expires_at IS NULL OR expires_at > COALESCE($1::timestamptz, now()))
+  AND id < $3
 ORDER BY scheduled_at
 LIMIT $2
 FOR NO KEY UPDATE OF messages SKIP LOCKED`;
@@ -60,11 +62,12 @@ export async function promoteDueScheduled(
 ): Promise<PromotedMessage[]> {
   const limit = options.limit ?? 1000;
   return inTransaction(db, async (client) => {
-    const { rows } = await client.query<DueRow>({
-      name: "message-state-lock-due",
-      text: LOCK_DUE,
-      values: [options.now ?? null, limit],
-    });
+    // Unnamed, with the bound of the weeks due so far (dueByIdBound).
+    const { rows } = await client.query<DueRow>(LOCK_DUE, [
+      options.now ?? null,
+      limit,
+      dueByIdBound(options.now ?? Date.now()),
+    ]);
     if (rows.length === 0) return [];
     const at = new Date();
     const results = await applyTransitions(

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { Queue } from "bullmq";
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
-import { applyTransition } from "@sms/message-state";
+import { applyTransition, dueByIdBound } from "@sms/message-state";
 import { insertAccount, insertMessage } from "@sms/message-state/test/fixtures";
 import {
   createSmppReceiptProducer,
@@ -256,8 +256,10 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     const client = await db.pool.connect();
     try {
       await client.query(`SET plan_cache_mode = ${mode}`);
-      await client.query(`PREPARE claim_plan(int) AS ${CLAIM_EVENTS}`);
-      const { rows } = await client.query<{ "QUERY PLAN": string }>("EXPLAIN EXECUTE claim_plan(500)");
+      await client.query(`PREPARE claim_plan(int, text) AS ${CLAIM_EVENTS}`);
+      const { rows } = await client.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN EXECUTE claim_plan(500, '${dueByIdBound()}')`,
+      );
       return rows.map((row) => row["QUERY PLAN"]).join("\n");
     } finally {
       await client.query("DEALLOCATE claim_plan").catch(() => undefined);

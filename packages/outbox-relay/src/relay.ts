@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
-import { isMessageStatus, isTerminal } from "@sms/message-state";
+import { dueByIdBound, isMessageStatus, isTerminal } from "@sms/message-state";
 import { startLoop, type Loop } from "@sms/service-runtime";
 import {
   batchDeliveries,
@@ -83,7 +83,7 @@ export async function relayOutbox(
 async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, limit: number) {
   // Unnamed, so planned for each run (docs/decisions.md#partitions): a prepared statement's
   // generic plan keeps the scan it chose for a day partition of outbox_events while it was empty.
-  const { rows } = await client.query<ClaimedRow>(CLAIM_EVENTS, [limit]);
+  const { rows } = await client.query<ClaimedRow>(CLAIM_EVENTS, [limit, dueByIdBound()]);
   if (rows.length === 0) return { events: 0, toQueue: [], smppReceipts: 0, statuses: {} };
   const toQueue = await insertDeliveries(
     client,

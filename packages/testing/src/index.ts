@@ -19,4 +19,4 @@ export {
 } from "./pipeline-seed";
 export { lockTableFor, waitForLockWaiter } from "./slow-database";
 export { statsPool } from "./table-stats";
-export { readsOf, tablesRead, type TableRead } from "./plans";
+export { plannedReadsOf, readsOf, tablesRead, type PlannedRead, type TableRead } from "./plans";

@@ -31,11 +31,13 @@ export function statsPool(databaseUrl: string): {
     },
     async tableUpdates(table) {
       await flush();
-      const { rows } = await pool.query<{ updated: string; hot: string }>(
-        "SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = $1",
+      // A partitioned table's rows are its partitions': their counters summed.
+      const { rows } = await pool.query<{ updated: string | null; hot: string }>(
+        `SELECT sum(n_tup_upd) AS updated, sum(n_tup_hot_upd) AS hot FROM pg_stat_user_tables
+         WHERE relid IN (SELECT relid FROM pg_partition_tree(to_regclass($1)))`,
         [table],
       );
-      if (rows.length === 0) throw new Error(`no table named ${table}`);
+      if (rows[0]?.updated == null) throw new Error(`no table named ${table}`);
       return { updated: Number(rows[0]!.updated), hot: Number(rows[0]!.hot) };
     },
   };

@@ -1,3 +1,5 @@
+import crypto from "node:crypto";
+import { encodeUlid } from "@sms/ids";
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
 
 /** RFC 4180 document → records (quoted fields may hold commas, quotes and line breaks). */
@@ -72,11 +74,19 @@ describe("GET /v1/sms/export (real HTTP, PostgreSQL, Redis)", () => {
   }
 
   it("answers exactly the account's rows of the range, since included and until not, as stored", async () => {
-    const id = (n: number) =>
-      `msg_01JEXPORT${alice.accountId.slice(-6)}${String(n).padStart(10, "0")}`.slice(0, 30);
-    await insert(alice.accountId, id(1), new Date(since.getTime() - 1));
+    // Ids as the platform makes them: their time is when the message was due, here its creation.
+    const times = [
+      new Date(since.getTime() - 1),
+      since,
+      new Date("2026-10-03T12:00:00.123Z"),
+      new Date(until.getTime() - 1),
+      until,
+    ];
+    const ids = times.map((time) => `msg_${encodeUlid(time.getTime(), crypto.randomBytes(10))}`);
+    const id = (n: number) => ids[n - 1]!;
+    await insert(alice.accountId, id(1), times[0]!);
     await insert(alice.accountId, id(2), since, { body: 'commas, "quotes"\nand a line', clientRef: "=1+2" });
-    await insert(alice.accountId, id(3), new Date("2026-10-03T12:00:00.123Z"), {
+    await insert(alice.accountId, id(3), times[2]!, {
       status: "failed",
       errorCode: "SMPP_ESME_RINVDSTADR",
       sentAt: new Date("2026-10-03T12:00:01Z"),
@@ -85,7 +95,7 @@ describe("GET /v1/sms/export (real HTTP, PostgreSQL, Redis)", () => {
     });
     await insert(alice.accountId, id(4), new Date(until.getTime() - 1), { body: "[OTP code withheld]" });
     await insert(alice.accountId, id(5), until);
-    await insert(bob.accountId, `msg_01JEXPORTBOB${bob.accountId.slice(-6)}000000`.slice(0, 30), since);
+    await insert(bob.accountId, `msg_${encodeUlid(since.getTime(), crypto.randomBytes(10))}`, since);
 
     const response = await fetch(`${gw.url}/v1/sms/export?${rangeQuery}`, {
       headers: { authorization: `Bearer ${alice.key}` },

@@ -4,6 +4,11 @@ import { applyTransition, applyTransitions } from "@sms/message-state";
 import type { Priority } from "@sms/queues";
 import { matchPendingReceiptsFor, receiptLockKey } from "@sms/carrier-receipts";
 
+// Every statement here names its message ids (`= ANY($1)`) besides any join on them, and is sent
+// unnamed: the message tables are partitioned by the week of the id, and a plan made for the ids
+// reads only their weeks. A prepared statement's generic plan would read every week, as
+// `= ANY($1)` prunes partitions only while planning for its values (docs/decisions.md#partitions).
+
 export interface DispatchMessage {
   id: string;
   accountId: string;
@@ -40,11 +45,10 @@ export type LoadedMessage = DispatchMessage & { segments: SegmentRow[] };
  */
 export async function loadMessages(pool: pg.Pool, ids: string[]): Promise<Array<LoadedMessage | undefined>> {
   const { rows } = await pool.query({
-    name: "dispatch-load-messages",
     text: `SELECT m.id, m.account_id, m.to_number, m.sender_id, m.body, m.body_sealed, m.otp_id, m.status, m.segment_count, m.priority::text AS priority, a.messages_per_second,
                   m.expires_at, COALESCE(m.expires_at <= now(), false) AS expired,
                   COALESCE((SELECT json_agg(json_build_object('seq', s.seq, 'status', s.status, 'carrierId', s.carrier_id, 'unanswered', s.unanswered_submits) ORDER BY s.seq)
-                            FROM message_segments s WHERE s.message_id = m.id), '[]') AS segments
+                            FROM message_segments s WHERE s.message_id = m.id AND s.message_id = ANY($1::text[])), '[]') AS segments
            FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = ANY($1::text[])`,
     values: [ids],
   });
@@ -98,11 +102,10 @@ export async function markSubmitting(
   submittedBy: string,
 ): Promise<boolean[]> {
   const { rows } = await pool.query<{ message_id: string; seq: number }>({
-    name: "dispatch-mark-submitting",
     text: `WITH t AS (
              SELECT DISTINCT * FROM unnest($1::text[], $2::int[], $3::text[]) AS t(message_id, seq, carrier_id)
            ), queued AS (
-             SELECT id FROM messages WHERE id IN (SELECT message_id FROM t) AND status = 'queued'
+             SELECT id FROM messages WHERE id = ANY($1::text[]) AND status = 'queued'
                AND (expires_at IS NULL OR expires_at > now()) ORDER BY id FOR SHARE
            )
            INSERT INTO message_segments (message_id, seq, status, attempts, carrier_id, submitted_by, submit_started_at)
@@ -174,10 +177,10 @@ async function recordSubmittedOnce(pool: pg.Pool, records: SubmitRecord[]): Prom
     // The trigger sets each row's receipt_key from the carriers table: pending receipts are looked
     // up by that one (the same as ours unless the carrier's receipt_id_form changed meanwhile).
     const recorded = await client.query<{ carrier_id: string; receipt_key: string | null }>({
-      name: "dispatch-record-submitted",
       text: `UPDATE message_segments AS s SET status = 'submitted', carrier_id = t.carrier_id, carrier_message_id = t.carrier_message_id, submitted_at = $5
              FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS t(message_id, seq, carrier_id, carrier_message_id)
-             WHERE s.message_id = t.message_id AND s.seq = t.seq AND s.status IN ('pending', 'submitting')
+             WHERE s.message_id = t.message_id AND s.message_id = ANY($1::text[]) AND s.seq = t.seq
+               AND s.status IN ('pending', 'submitting')
              RETURNING s.carrier_id, s.receipt_key`,
       values: [
         records.map((r) => r.messageId),

@@ -3,14 +3,16 @@
  * `expires_at`), replaced by a newer OTP, locked by wrong codes, or already verified.
  * Only messages nothing of which reached (or is on its way to) a carrier: the same
  * condition as the state machine's refund, so failing one always returns its credits.
+ * $2 and $3 bound the message ids to the weeks such a message can be in (an OTP's SMS is due
+ * when sent, and one past its validity is failed by the validity sweep; docs/decisions.md#partitions).
  */
 export const UNSENDABLE_OTP_MESSAGES = `
 SELECT m.id AS message_id, o.id AS otp_id,
        (CASE WHEN o.status = 'pending' THEN 'expired' ELSE o.status::text END) AS otp_status
 FROM messages m JOIN otps o ON o.message_id = m.id
-WHERE m.status = 'queued' AND m.otp_id IS NOT NULL
+WHERE m.status = 'queued' AND m.otp_id IS NOT NULL AND m.id >= $2 AND m.id < $3
   AND (o.status <> 'pending' OR o.expires_at <= now())
-  AND NOT EXISTS (${reachedCarrier("m.id")})
+  AND NOT EXISTS (${reachedCarrier("m.id")} AND s.message_id >= $2 AND s.message_id < $3)
 ORDER BY o.expires_at, m.id
 LIMIT $1`;
 

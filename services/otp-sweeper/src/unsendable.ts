@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { inTransaction } from "@sms/db";
-import { applyTransition } from "@sms/message-state";
+import { applyTransition, dueByIdBound, waitingSinceIdBound } from "@sms/message-state";
 import type { OtpStatus } from "@sms/otp";
 import { LOCK_QUEUED_MESSAGE, NOTHING_REACHED_CARRIER, UNSENDABLE_OTP_MESSAGES } from "./unsendable.sql";
 
@@ -39,23 +39,23 @@ export interface FailedOtpMessage {
  * Never one the dispatcher has started to send: see LOCK_QUEUED_MESSAGE.
  */
 export async function failUnsendableOtpMessages(pool: pg.Pool, limit: number): Promise<FailedOtpMessage[]> {
-  const { rows } = await pool.query<{ message_id: string; otp_id: string; otp_status: OtpStatus }>({
-    name: "otp-unsendable-messages",
-    text: UNSENDABLE_OTP_MESSAGES,
-    values: [limit],
-  });
+  // Unnamed: its plan is made for the bounds of the weeks it reads.
+  const { rows } = await pool.query<{ message_id: string; otp_id: string; otp_status: OtpStatus }>(
+    UNSENDABLE_OTP_MESSAGES,
+    [limit, waitingSinceIdBound(), dueByIdBound()],
+  );
   const failed: FailedOtpMessage[] = [];
   for (const row of rows) {
     const reason = REASONS[row.otp_status as Exclude<OtpStatus, "pending">] ?? REASONS.expired;
     const result = await inTransaction(pool, async (client) => {
+      // This and the next: unnamed, so each plan is made for its message's week
+      // (docs/decisions.md#partitions).
       const locked = await client.query({
-        name: "otp-lock-queued-message",
         text: LOCK_QUEUED_MESSAGE,
         values: [row.message_id],
       });
       if (!locked.rowCount) return undefined; // no longer queued since the read
       const { rows: check } = await client.query<{ unsent: boolean }>({
-        name: "otp-nothing-reached-carrier",
         text: NOTHING_REACHED_CARRIER,
         values: [row.message_id],
       });

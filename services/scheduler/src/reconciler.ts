@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
 import type { DispatchOutbox } from "@sms/message-acceptance";
+import { dueByIdBound } from "@sms/message-state";
 import type { DispatchProducer, Priority } from "@sms/queues";
 import { startLoop, type Loop } from "@sms/service-runtime";
 import type { SchedulerMetrics } from "./metrics";
@@ -22,6 +23,7 @@ SELECT id, updated_at, account_id, priority::text AS priority FROM messages
 WHERE status = 'queued'
   AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
   AND (updated_at, id) > (COALESCE($2::timestamptz, '-infinity'::timestamptz), COALESCE($3::text, ''))
+  AND id < $5
 ORDER BY updated_at, id
 LIMIT $4`;
 
@@ -79,11 +81,17 @@ export function startReconciler(
           updated_at: Date;
           account_id: string;
           priority: Priority;
-        }>({
-          name: "scheduler-stale-queued",
-          text: STALE_QUEUED,
-          values: [options.staleAfterMs, cursor?.updatedAt ?? null, cursor?.id ?? null, options.batchSize],
-        });
+        }>(
+          // Unnamed, with the bound of the weeks due so far (dueByIdBound).
+          STALE_QUEUED,
+          [
+            options.staleAfterMs,
+            cursor?.updatedAt ?? null,
+            cursor?.id ?? null,
+            options.batchSize,
+            dueByIdBound(),
+          ],
+        );
         scanned += rows.length;
         if (rows.length > 0) {
           reenqueued += await producer.enqueueUnheld(

@@ -26,8 +26,8 @@ export function formatAbsoluteTime(date: Date): string {
 export function createQueryHandler(pool: pg.Pool) {
   return async function handleQuery(pdu: Pdu, accountId: string): Promise<ServerResponse> {
     const submitId = String(pdu.message_id ?? "");
+    // Unnamed: planned for its id, so it reads one week of messages (docs/decisions.md#partitions).
     const { rows } = await pool.query<SubmitStatusRow>({
-      name: "smpp-query-sm",
       text: `SELECT m.status, m.error_code, s.failed_code,
                     COALESCE(m.delivered_at, m.failed_at, m.canceled_at) AS done_at
              FROM smpp_submits s LEFT JOIN messages m ON m.id = s.message_id

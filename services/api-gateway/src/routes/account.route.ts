@@ -1,7 +1,7 @@
 import type { RequestHandler, Router } from "express";
 import type { PrismaClient } from "@sms/db";
 import { ApiError } from "@sms/errors";
-import { isId } from "@sms/ids";
+import { idBoundAt, isId } from "@sms/ids";
 import { resolveEventTypes } from "@sms/webhooks";
 import { authOf, requirePermission } from "../http/auth";
 import { parseOrThrow } from "../http/validate";
@@ -22,7 +22,8 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
     if (!batch) throw new ApiError("NOT_FOUND", "No batch with this id exists for this account.");
     const groups = await prisma.message.groupBy({
       by: ["status"],
-      where: { batchId: batch.id, accountId },
+      // Its messages are due from the batch's creation on (their ids' time): the weeks before are left out.
+      where: { batchId: batch.id, accountId, id: { gte: idBoundAt("msg", batch.createdAt.getTime()) } },
       _count: { _all: true },
     });
     const counts = { scheduled: 0, queued: 0, sent: 0, delivered: 0, failed: 0, canceled: 0 };

@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from "express";
 import type pg from "pg";
 import { olderThanCursor, type Prisma, type PrismaClient } from "@sms/db";
 import { ApiError } from "@sms/errors";
-import { isId } from "@sms/ids";
+import { idBoundAt, isId } from "@sms/ids";
 import { normalizePhone } from "@sms/message-acceptance";
 import { authOf, requirePermission } from "../http/auth";
 import { parseOrThrow } from "../http/validate";
@@ -33,6 +33,9 @@ export function messageRoutes(prisma: PrismaClient, pool: pg.Pool, idempotent: R
         ...(query.from && { gte: new Date(query.from) }),
         ...(query.until && { lt: new Date(query.until) }),
       };
+    // A message's id time (when it is due) is never before its creation: the bound lets the list
+    // leave out the weeks before `from` (docs/decisions.md#partitions).
+    if (query.from) where.id = { gte: idBoundAt("msg", new Date(query.from).getTime()) };
     if (query.cursor) {
       const cursor = decodeCursor(query.cursor);
       Object.assign(where, olderThanCursor("createdAt", "id", { at: cursor.createdAt, id: cursor.id }));

@@ -1,5 +1,5 @@
 import { createDatabase, type Database } from "@sms/db";
-import { createTestWorld, type TestWorld } from "@sms/testing";
+import { createTestWorld, plannedReadsOf, type PlannedRead, type TestWorld } from "@sms/testing";
 import { encodeCursor } from "../pagination";
 import { searchMessages } from "./messages";
 import { listOtps } from "./otps";
@@ -11,14 +11,6 @@ import { listAttempts } from "./webhook";
  * (docs/benchmarks.md#scale). The plans are of the statements Prisma sends, on enough rows for the
  * planner to weigh the indexes.
  */
-
-interface PlanNode {
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Index Cond"?: string;
-  Plans?: PlanNode[];
-}
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 interface Statement {
   text: string;
@@ -84,12 +76,13 @@ async function statementsOn(table: string, list: () => Promise<unknown>): Promis
   return sent;
 }
 
-async function indexReadsOf(table: string, statement: Statement): Promise<PlanNode[]> {
-  const { rows } = await db.pool.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(
-    `EXPLAIN (FORMAT JSON) ${statement.text}`,
-    statement.values,
-  );
-  return nodesOf(rows[0]!["QUERY PLAN"][0]!.Plan).filter((node) => node["Relation Name"] === table);
+/** The statement's planned reads of `table` (of its partitions holding rows: messages is partitioned by week). */
+async function indexReadsOf(table: string, statement: Statement): Promise<PlannedRead[]> {
+  const reads: PlannedRead[] = [];
+  for (const read of await plannedReadsOf(db.pool, statement.text, statement.values))
+    if (read.table === table && (await db.pool.query(`SELECT 1 FROM ${read.partition} LIMIT 1`)).rowCount)
+      reads.push(read);
+  return reads;
 }
 
 // A cursor deep in acc_0's rows: the row seeded 10,000th.
@@ -123,8 +116,8 @@ it.each([
   const statements = await statementsOn(table, run);
   expect(statements).toHaveLength(1);
   const reads = await indexReadsOf(table, statements[0]!);
-  expect(reads.map((node) => node["Index Name"])).toEqual([index]);
-  expect(reads[0]!["Index Cond"]).toContain(bound);
+  expect(reads.map((read) => read.via)).toEqual([index]);
+  expect(reads[0]!.indexCond).toContain(bound);
 });
 
 it("walks the messages across rows sharing one created_at, every row once, newest first", async () => {

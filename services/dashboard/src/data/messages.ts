@@ -1,5 +1,5 @@
 import { olderThanCursor, type Prisma, type PrismaClient } from "@sms/db";
-import { isId } from "@sms/ids";
+import { idBoundAt, idTime, isId } from "@sms/ids";
 import { successOnDelivery } from "@sms/webhooks";
 import { decodeCursor, toPage, type Page } from "../pagination";
 import type { MessageFilters } from "./message-filters";
@@ -33,6 +33,9 @@ export async function searchMessages(
       ...(filters.from && { gte: filters.from }),
       ...(filters.until && { lt: filters.until }),
     };
+  // A message's id time (when it is due) is never before its creation: the bound lets the list
+  // leave out the weeks before `from` (docs/decisions.md#partitions).
+  if (filters.from) where.id = { gte: idBoundAt("msg", filters.from.getTime()) };
   const cursor = decodeCursor(page.cursor, (id) => isId("msg", id));
   if (cursor) Object.assign(where, olderThanCursor("createdAt", "id", cursor));
   const rows = await prisma.message.findMany({
@@ -63,8 +66,10 @@ export async function findMessage(prisma: PrismaClient, accountId: string, messa
   });
   if (!message) return null;
   // A delivery's id is its outbox event's id; outbox_events is indexed by message, deliveries are not.
+  // Its events come from when it was due (its id's time) on: the days before are left out
+  // (an hour before, for hosts whose clocks disagree).
   const events = await prisma.outboxEvent.findMany({
-    where: { messageId, accountId },
+    where: { messageId, accountId, id: { gte: idBoundAt("evt", idTime(messageId) - 3_600_000) } },
     select: { id: true },
     orderBy: { sequence: "asc" },
     take: 50,

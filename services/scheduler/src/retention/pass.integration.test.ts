@@ -1,11 +1,5 @@
 import crypto from "node:crypto";
-import {
-  createDatabase,
-  dayPartitionName,
-  ensureDayPartitions,
-  listPartitions,
-  type Database,
-} from "@sms/db";
+import { createDatabase, partitionName, ensurePartitions, listPartitions, type Database } from "@sms/db";
 import { encodeUlid, newId } from "@sms/ids";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
 import { runRetentionPass, type RetentionPolicy } from "./pass";
@@ -93,7 +87,7 @@ describe("retention pass (real PostgreSQL)", () => {
     // past days have their own.
     for (const table of PARTITIONED) {
       await db.pool.query(`DROP TABLE ${table}_legacy`);
-      await ensureDayPartitions(db.pool, table, ago(50), now);
+      await ensurePartitions(db.pool, table, ago(50), now);
     }
     const receipt = (days: number) =>
       db.pool.query(
@@ -198,7 +192,7 @@ describe("retention pass (real PostgreSQL)", () => {
     const dropped = (table: (typeof PARTITIONED)[number]) =>
       pass!.droppedPartitions.filter((p) => p.table === table).map((p) => p.name);
     const partitionOf = (table: (typeof PARTITIONED)[number], days: number) =>
-      dayPartitionName(table, ago(days));
+      partitionName(table, ago(days));
     expect(dropped("carrier_receipts")).toEqual(
       expect.arrayContaining([31, 45].map((d) => partitionOf("carrier_receipts", d))),
     );
@@ -216,12 +210,12 @@ describe("retention pass (real PostgreSQL)", () => {
     // A week of partitions is kept ready ahead: here the pass made the one day between those
     // made above and the migration's week.
     expect(pass!.createdPartitions.sort()).toEqual(
-      PARTITIONED.map((table) => dayPartitionName(table, new Date(now.getTime() + DAY))).sort(),
+      PARTITIONED.map((table) => partitionName(table, new Date(now.getTime() + DAY))).sort(),
     );
     for (const table of PARTITIONED) {
       const names = (await listPartitions(db.pool, table)).map((p) => p.name);
       for (let d = 0; d <= 7; d++)
-        expect(names).toContain(dayPartitionName(table, new Date(now.getTime() + d * DAY)));
+        expect(names).toContain(partitionName(table, new Date(now.getTime() + d * DAY)));
     }
     expect(await ids("SELECT id FROM outbox_events")).toEqual(
       [unpublished, recentEvent, eventOfDelivery].sort(),
@@ -241,6 +235,52 @@ describe("retention pass (real PostgreSQL)", () => {
     const again = await runRetentionPass(db.pool, POLICY, { batchSize: 2, maxPerTable: 1000, now });
     expect(Object.values(again!.deleted).every((count) => count === 0)).toBe(true);
     expect(again!.droppedPartitions).toEqual([]);
+  });
+
+  it("drops whole weeks of messages with their history, segments and OTPs, never a week with a message still open", async () => {
+    // A database converted long ago: no partition of the rows from before the conversion, and
+    // every past week its own.
+    const MESSAGE_TABLES = ["messages", "message_events", "message_segments"] as const;
+    for (const table of MESSAGE_TABLES) {
+      await db.pool.query(`DROP TABLE ${table}_legacy`);
+      await ensurePartitions(db.pool, table, ago(140), now);
+    }
+    const gone = [await message(120, "delivered", true), await message(100, "failed", true)];
+    const openWeek = [await message(110, "delivered", true), await message(110, "sent", true)];
+    const young = await message(80, "delivered", true);
+    const weeks = (...days: number[]) =>
+      MESSAGE_TABLES.flatMap((table) => days.map((d) => partitionName(table, ago(d)))).sort();
+
+    const pass = await runRetentionPass(db.pool, POLICY, { batchSize: 100, maxPerTable: 1000, now });
+
+    const dropped = pass!.droppedPartitions
+      .filter((p) => (MESSAGE_TABLES as readonly string[]).includes(p.table))
+      .map((p) => p.name);
+    // Every week wholly past the 90 days (its last moment is), the three tables together...
+    expect(dropped).toEqual(expect.arrayContaining(weeks(120, 100)));
+    const lastWeekPast = partitionName("messages", ago(97)); // ends at or before day 90
+    expect(dropped.filter((name) => name.startsWith("messages_")).every((n) => n <= lastWeekPast)).toBe(true);
+    // ...but the week of a message still sent (whole: its final message too), and the weeks
+    // still within retention.
+    for (const name of weeks(110, 80, 89)) expect(dropped).not.toContain(name);
+    expect(await ids("SELECT id FROM messages")).toEqual([...openWeek, young].sort());
+    expect(await ids("SELECT DISTINCT message_id AS id FROM message_events")).toEqual(
+      [...openWeek, young].sort(),
+    );
+    expect(await ids("SELECT message_id AS id FROM message_segments")).toEqual([...openWeek, young].sort());
+    // The OTPs of the dropped weeks went with them (the others are past the 30 days of OTPs).
+    expect(
+      await ids(`SELECT message_id AS id FROM otps WHERE message_id = ANY('{${gone.join(",")}}')`),
+    ).toEqual([]);
+    // Weeks are ready as far ahead as a message may be scheduled (180 days).
+    const names = (await listPartitions(db.pool, "message_segments")).map((p) => p.name);
+    expect(names).toContain(partitionName("message_segments", new Date(now.getTime() + 181 * DAY)));
+
+    // Once that message is final, its week goes on the next pass, whole.
+    await db.pool.query("UPDATE messages SET status = 'delivered' WHERE id = $1", [openWeek[1]]);
+    const next = await runRetentionPass(db.pool, POLICY, { batchSize: 100, maxPerTable: 1000, now });
+    expect(next!.droppedPartitions.map((p) => p.name).sort()).toEqual(weeks(110));
+    expect(await ids("SELECT id FROM messages")).toEqual([young]);
   });
 
   it("stops a table at maxPerTable and continues there on the next pass", async () => {

@@ -1,10 +1,9 @@
 import type pg from "pg";
-import { dropPartitionsBefore, ensureDayPartitions, type DroppedPartition } from "@sms/db";
+import { dropPartitionsBefore, ensurePartitions, listPartitions, type DroppedPartition } from "@sms/db";
 import { idBoundAt } from "@sms/ids";
 import {
   INDEXED_BY_TIME_TABLES,
-  PARTITIONED_TABLES,
-  PARTITIONS_AHEAD_DAYS,
+  PARTITION_RETENTION,
   RETENTION_TABLES,
   type RetentionKind,
   type RetentionTable,
@@ -42,7 +41,7 @@ function cutoffOf(policy: RetentionPolicy, kind: RetentionKind, now: Date): Date
   return policy[kind] > 0 ? new Date(now.getTime() - policy[kind] * DAY_MS) : null;
 }
 
-/** Keeps PARTITIONS_AHEAD_DAYS of day partitions ready, and drops the days wholly past retention. */
+/** Keeps each partitioned table's partitions ready ahead, and drops those wholly past retention. */
 async function maintainPartitions(
   pool: pg.Pool,
   policy: RetentionPolicy,
@@ -51,12 +50,16 @@ async function maintainPartitions(
   const now = options.now ?? new Date();
   const createdPartitions: string[] = [];
   const droppedPartitions: DroppedPartition[] = [];
-  for (const { table, kind, keepWhile } of PARTITIONED_TABLES) {
+  for (const { table, kind, aheadDays, together = [], keepWhile, alongside } of PARTITION_RETENTION) {
     if (options.isStopping?.()) break;
-    const ahead = new Date(now.getTime() + (PARTITIONS_AHEAD_DAYS + 1) * DAY_MS);
-    createdPartitions.push(...(await ensureDayPartitions(pool, table, now, ahead)));
+    const ahead = new Date(now.getTime() + (aheadDays + 1) * DAY_MS);
+    for (const each of [table, ...together])
+      createdPartitions.push(...(await ensurePartitions(pool, each, now, ahead)));
     const before = cutoffOf(policy, kind, now);
-    if (before) droppedPartitions.push(...(await dropPartitionsBefore(pool, table, before, { keepWhile })));
+    if (before)
+      droppedPartitions.push(
+        ...(await dropPartitionsBefore(pool, table, before, { keepWhile, together, alongside })),
+      );
   }
   return { createdPartitions, droppedPartitions };
 }
@@ -80,8 +83,9 @@ export async function runRetentionPass(
   let broken: Error | undefined;
   try {
     if (!(await client.query<{ locked: boolean }>(RETENTION_LOCK)).rows[0]!.locked) return null;
-    const deleted = await deleteEverythingPast(client, policy, options);
+    // Whole partitions first: what they drop, the batched deletes need not walk.
     const partitions = await maintainPartitions(pool, policy, options);
+    const deleted = await deleteEverythingPast(client, policy, options);
     await client.query(RETENTION_UNLOCK);
     return { deleted, ...partitions };
   } catch (error) {
@@ -119,10 +123,11 @@ async function deleteEverythingPast(
 }
 
 /**
- * Final messages created before `before`, with their history, segments and OTP (children first:
- * their foreign keys restrict). The read walks the primary key up to the id bound of the cutoff,
- * so a message still queued or sent past its retention is stepped over and kept: the expiry
- * sweeps make it final in time, and the next pass takes it.
+ * Final messages due before `before` in the partition of the rows stored before the tables were
+ * partitioned (weeks go whole, in maintainPartitions), with their history, segments and OTP, in pages. The read walks the
+ * primary key up to the id bound of the cutoff (an id's time is when its message was due), so a
+ * message still queued or sent past its retention is stepped over and kept: the expiry sweeps
+ * make it final in time, and the next pass takes it.
  */
 async function deleteFinalMessages(
   client: pg.PoolClient,
@@ -130,7 +135,14 @@ async function deleteFinalMessages(
   options: RetentionPassOptions,
 ): Promise<Record<string, number>> {
   const counts = { message_events: 0, message_segments: 0, otps: 0, messages: 0 };
-  const bound = idBoundAt("msg", before.getTime());
+  // Not into the week partitions: a week goes whole (maintainPartitions), and one kept for a
+  // message still open is not deleted row by row meanwhile.
+  const firstWeek = (await listPartitions(client, "messages"))
+    .filter((p) => !p.isDefault && p.fromBound !== null)
+    .map((p) => p.fromBound!)
+    .sort()[0];
+  const cutoffBound = idBoundAt("msg", before.getTime());
+  const bound = firstWeek !== undefined && firstWeek < cutoffBound ? firstWeek : cutoffBound;
   let after = "";
   while (counts.messages < options.maxPerTable && !options.isStopping?.()) {
     await client.query("BEGIN");

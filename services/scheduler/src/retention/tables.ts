@@ -1,4 +1,5 @@
-import type { DailyPartitionedTable } from "@sms/db";
+import type { PartitionedTable } from "@sms/db";
+import { SCHEDULE_MAX_AHEAD_MS } from "@sms/message-acceptance";
 
 /**
  * What the retention job deletes, table by table (docs/operations.md#retention). Each entry is
@@ -60,21 +61,49 @@ export const INDEXED_BY_TIME_TABLES: readonly {
   { table: "inbound_parts", time: "received_at", kind: "outbox" },
 ];
 
-/**
- * Tables partitioned by day (docs/decisions.md#partitions): a pass keeps a week of partitions
- * ahead and drops the days wholly past retention, so rows live between N and N + 1 days. A day
- * with work left in it (`keepWhile`, asked with its partition locked) is kept until the work is done.
- */
-export const PARTITIONED_TABLES: readonly {
-  table: DailyPartitionedTable;
+const DAY_MS = 86_400_000;
+
+/** A partitioned table's retention: the partitions kept ready ahead, and when one may go. */
+export interface PartitionRetention {
+  table: PartitionedTable;
   kind: RetentionKind;
+  /** Days ahead of now whose partitions must exist before rows come for them. */
+  aheadDays: number;
+  /** SQL true while a partition past retention must stay (dropPartitionsBefore's keepWhile). */
   keepWhile?: string;
-}[] = [
-  { table: "carrier_receipts", kind: "receipts" },
+  /** Tables partitioned alike whose partition of the same range is created and dropped with it. */
+  together?: readonly PartitionedTable[];
+  /** SQL run in the drop's transaction (dropPartitionsBefore's alongside). */
+  alongside?: string;
+}
+
+/**
+ * Tables partitioned by time (docs/decisions.md#partitions): a pass keeps the partitions ahead
+ * ready and drops those wholly past retention, so rows live between N days and N days plus a
+ * partition's length. A partition with work left in it (`keepWhile`, asked with it locked) is
+ * kept until the work is done.
+ */
+export const PARTITION_RETENTION: readonly PartitionRetention[] = [
+  // A week of a message's tables goes whole, once no message of it is open (the expiry sweeps
+  // make every one final within its validity plus the receipt grace); their OTP rows with them.
+  // Weeks are made ahead as far as a message may be scheduled: its id is the time it is due.
+  {
+    table: "messages",
+    kind: "messages",
+    aheadDays: SCHEDULE_MAX_AHEAD_MS / DAY_MS + 7,
+    together: ["message_events", "message_segments"],
+    // One probe of each partial index of open messages, never a read of the week.
+    keepWhile:
+      "EXISTS (SELECT 1 FROM {partition} WHERE status IN ('scheduled', 'queued'))" +
+      " OR EXISTS (SELECT 1 FROM {partition} WHERE status = 'sent')",
+    alongside: "DELETE FROM otps WHERE ({from}::text IS NULL OR message_id >= {from}) AND message_id < {to}",
+  },
+  { table: "carrier_receipts", kind: "receipts", aheadDays: 7 },
   // A delivery still pending is retried until the endpoint is disabled; never cut it short.
   {
     table: "webhook_deliveries",
     kind: "webhooks",
+    aheadDays: 7,
     keepWhile: "EXISTS (SELECT 1 FROM {partition} WHERE status = 'pending')",
   },
   // After the deliveries (same pass): an event the relay has not published yet is work, however
@@ -82,6 +111,7 @@ export const PARTITIONED_TABLES: readonly {
   {
     table: "outbox_events",
     kind: "outbox",
+    aheadDays: 7,
     keepWhile:
       // By the day's id range: outbox_pending is the relay's backlog, small, where a join to the
       // day would read the day (a million rows: 80 ms).
@@ -89,6 +119,3 @@ export const PARTITIONED_TABLES: readonly {
       " OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE ({from}::text IS NULL OR d.event_id >= {from}) AND d.event_id < {to})",
   },
 ];
-
-/** Days of partitions kept ready ahead of today. */
-export const PARTITIONS_AHEAD_DAYS = 7;
