@@ -22,6 +22,8 @@ const RATE = 1000;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const PROCESSES = Number(process.env.BENCH_WEBHOOK_PROCESSES ?? 1);
 const CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
+/** Ports BASE+1 … BASE+1+BENCH_WEBHOOK_PROCESSES (BENCH_PORT, default 3930): two runs on one machine must not collide. */
+const BASE = Number(process.env.BENCH_PORT ?? 3930);
 
 /** CPU milliseconds a process has used (user + system), or NaN where /proc is not readable. */
 function cpuMsOf(pid: number | undefined): number {
@@ -124,7 +126,7 @@ const percentile = (sorted: number[], p: number) =>
 
 async function main(): Promise<void> {
   const base = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/sms";
-  const databaseUrl = await freshDatabase(base, "sms_bench_webhooks");
+  const databaseUrl = await freshDatabase(base, `sms_bench_webhooks_${BASE}`);
   const redisPrefix = `bench-hooks-${Date.now()}`;
   const common = {
     DATABASE_URL: databaseUrl,
@@ -150,10 +152,14 @@ async function main(): Promise<void> {
     [accountId, `http://127.0.0.1:${receiver.port}/hooks`, box.seal(generateSecret(), accountId)],
   );
   const children = [
-    await startService("scheduler", { ...common, PORT: "3931" }, "http://127.0.0.1:3931/readyz"),
+    await startService(
+      "scheduler",
+      { ...common, PORT: String(BASE + 1) },
+      `http://127.0.0.1:${BASE + 1}/readyz`,
+    ),
   ];
   for (let i = 0; i < PROCESSES; i++) {
-    const port = String(3932 + i);
+    const port = String(BASE + 2 + i);
     children.push(
       await startService(
         "webhook-delivery",

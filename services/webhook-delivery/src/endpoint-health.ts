@@ -1,6 +1,12 @@
 import type pg from "pg";
 import type { Logger } from "@sms/logger";
-import type { DeliveryTarget, DisableReason, WebhookEndpoints } from "@sms/webhooks";
+import type { SecretBox } from "@sms/secret-box";
+import {
+  loadDeliveryTarget,
+  type DeliveryTarget,
+  type DisableReason,
+  type WebhookEndpoints,
+} from "@sms/webhooks";
 
 interface Cached {
   target: DeliveryTarget | null;
@@ -25,6 +31,7 @@ export class EndpointHealth {
   constructor(
     private readonly endpoints: WebhookEndpoints,
     private readonly pool: pg.Pool,
+    private readonly box: SecretBox,
     private readonly logger: Logger,
     private readonly options: { cacheMs: number; disableAfterMs: number },
   ) {}
@@ -35,7 +42,7 @@ export class EndpointHealth {
     if (cached?.loading) return cached.loading;
     if (cached && now - cached.loadedAt < this.options.cacheMs) return cached.target;
     const entry: Cached = { target: cached?.target ?? null, loadedAt: cached?.loadedAt ?? 0 };
-    entry.loading = this.endpoints.loadTarget(accountId).then(
+    entry.loading = loadDeliveryTarget(this.pool, this.box, accountId).then(
       (target) => {
         this.cache.set(accountId, { target, loadedAt: Date.now() });
         return target;

@@ -34,11 +34,8 @@ export async function startWebhookDelivery(
   const queueConnection = createRedis(config.REDIS_URL, "queue");
   const queueContext = { connection: queueConnection, prefix: config.REDIS_PREFIX };
   const policy = { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowHttp: config.WEBHOOK_ALLOW_HTTP };
-  const endpoints = new WebhookEndpoints(
-    database.prisma,
-    createSecretBox(config.SECRET_ENCRYPTION_KEY),
-    policy,
-  );
+  const box = createSecretBox(config.SECRET_ENCRYPTION_KEY);
+  const endpoints = new WebhookEndpoints(database.prisma, box, policy);
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, ...policy });
   const metrics = new WebhookDeliveryMetrics();
   const producer = createWebhookDeliverProducer(queueContext);
@@ -47,7 +44,7 @@ export async function startWebhookDelivery(
   const holdMs = config.WEBHOOK_BATCH_MAX_MS + config.WEBHOOK_TIMEOUT_MS + 5000;
   const context: DeliverContext = {
     store: new DeliveryStore(database.pool, config.WEBHOOK_RECONCILE_STALE_MS - holdMs),
-    endpoints: new EndpointHealth(endpoints, database.pool, logger, {
+    endpoints: new EndpointHealth(endpoints, database.pool, box, logger, {
       cacheMs: config.WEBHOOK_ENDPOINT_CACHE_MS,
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
     }),

@@ -5,7 +5,7 @@ import { createSecretBox } from "@sms/secret-box";
 import { UrlNotAllowedError } from "@sms/ssrf-guard";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { EventTypesError } from "../events";
-import { WebhookEndpointError, WebhookEndpoints } from "./index";
+import { loadDeliveryTarget, WebhookEndpointError, WebhookEndpoints } from "./index";
 
 describe("webhook endpoint settings (real PostgreSQL)", () => {
   let world: TestWorld;
@@ -50,6 +50,26 @@ describe("webhook endpoint settings (real PostgreSQL)", () => {
     expect((await endpoints.loadTarget(id, now))!.secrets).toEqual([next, original]);
     const later = new Date(now.getTime() + 24 * 3600 * 1000 + 1);
     expect((await endpoints.loadTarget(id, later))!.secrets).toEqual([next]);
+  });
+
+  it("the worker's delivery target (one pg statement) is the one loadTarget reads through Prisma", async () => {
+    const id = await account();
+    expect(await loadDeliveryTarget(db.pool, box, id)).toBeNull();
+    const { secret: original } = await endpoints.register(id, "http://127.0.0.1:9/");
+    const now = new Date();
+    const { secret: next } = await endpoints.rotate(id, now);
+    await db.pool.query("UPDATE webhook_endpoints SET failing_since = $2 WHERE account_id = $1", [id, now]);
+    await endpoints.disable(id, "operator");
+    const later = new Date(now.getTime() + 24 * 3600 * 1000 + 1);
+    for (const at of [now, later]) {
+      const target = await loadDeliveryTarget(db.pool, box, id, at);
+      expect(target).toEqual(await endpoints.loadTarget(id, at));
+      expect(target!.secrets).toEqual(at === now ? [next, original] : [next]);
+    }
+    expect(await loadDeliveryTarget(db.pool, box, id, now)).toMatchObject({
+      enabled: false,
+      failingSince: now,
+    });
   });
 
   it("refuses bad URLs with the reason, and writes nothing", async () => {

@@ -1,4 +1,4 @@
-import type { PrismaClient, WebhookEndpoint } from "@sms/db";
+import type { PrismaClient, Queryable, WebhookEndpoint } from "@sms/db";
 import { SecretBoxError, type SecretBox } from "@sms/secret-box";
 import type { UrlPolicy } from "@sms/ssrf-guard";
 import { parseEventTypes } from "../events";
@@ -149,7 +149,7 @@ export class WebhookEndpoints {
 
   /** The secrets in clear, for the account's own people (dashboard reveal, CLI --reveal). */
   async reveal(accountId: string, now = new Date()): Promise<{ current: string; previous: string | null }> {
-    const target = this.target(await this.require(accountId), now);
+    const target = deliveryTarget(await this.require(accountId), this.box, now);
     return { current: target.secrets[0]!, previous: target.secrets[1] ?? null };
   }
 
@@ -179,7 +179,7 @@ export class WebhookEndpoints {
   /** The delivery view of an endpoint, or null when the account has none. */
   async loadTarget(accountId: string, now = new Date()): Promise<DeliveryTarget | null> {
     const row = await this.prisma.webhookEndpoint.findUnique({ where: { accountId } });
-    return row ? this.target(row, now) : null;
+    return row ? deliveryTarget(row, this.box, now) : null;
   }
 
   private opens(row: WebhookEndpoint): boolean {
@@ -190,20 +190,6 @@ export class WebhookEndpoints {
       if (error instanceof SecretBoxError) return false;
       throw error;
     }
-  }
-
-  private target(row: WebhookEndpoint, now: Date): DeliveryTarget {
-    const secrets = [this.box.open(row.secretSealed, row.accountId)];
-    if (row.previousSecretSealed && row.previousSecretExpires && row.previousSecretExpires > now) {
-      secrets.push(this.box.open(row.previousSecretSealed, row.accountId));
-    }
-    return {
-      accountId: row.accountId,
-      url: row.url,
-      enabled: row.enabled,
-      secrets,
-      failingSince: row.failingSince,
-    };
   }
 
   private async require(accountId: string): Promise<WebhookEndpoint> {
@@ -246,4 +232,57 @@ function view(row: WebhookEndpoint): EndpointView {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
+}
+
+/** The columns of an endpoint a delivery needs. */
+type SealedTarget = Pick<
+  WebhookEndpoint,
+  | "accountId"
+  | "url"
+  | "enabled"
+  | "secretSealed"
+  | "previousSecretSealed"
+  | "previousSecretExpires"
+  | "failingSince"
+>;
+
+/** Its secrets opened: the current one, and the previous one while its rotation overlap lasts. */
+function deliveryTarget(row: SealedTarget, box: SecretBox, now: Date): DeliveryTarget {
+  const secrets = [box.open(row.secretSealed, row.accountId)];
+  if (row.previousSecretSealed && row.previousSecretExpires && row.previousSecretExpires > now) {
+    secrets.push(box.open(row.previousSecretSealed, row.accountId));
+  }
+  return {
+    accountId: row.accountId,
+    url: row.url,
+    enabled: row.enabled,
+    secrets,
+    failingSince: row.failingSince,
+  };
+}
+
+const DELIVERY_TARGET = `
+SELECT account_id AS "accountId", url, enabled, secret_sealed AS "secretSealed",
+       previous_secret_sealed AS "previousSecretSealed", previous_secret_expires_at AS "previousSecretExpires",
+       failing_since AS "failingSince"
+FROM webhook_endpoints WHERE account_id = $1`;
+
+/**
+ * `WebhookEndpoints.loadTarget` for the delivery worker, in one prepared statement on `db`.
+ * A Prisma query cost the worker ~0.7 ms of CPU warm (~5 ms while cold) against ~0.1 ms,
+ * and the first one of a process ~150 ms compiling Prisma's query compiler (WebAssembly):
+ * the worker reloads each endpoint it sends to every WEBHOOK_ENDPOINT_CACHE_MS.
+ */
+export async function loadDeliveryTarget(
+  db: Queryable,
+  box: SecretBox,
+  accountId: string,
+  now = new Date(),
+): Promise<DeliveryTarget | null> {
+  const { rows } = await db.query<SealedTarget>({
+    name: "webhook-delivery-target",
+    text: DELIVERY_TARGET,
+    values: [accountId],
+  });
+  return rows[0] ? deliveryTarget(rows[0], box, now) : null;
 }

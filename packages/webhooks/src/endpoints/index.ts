@@ -1,6 +1,7 @@
 export {
   WebhookEndpoints,
   WebhookEndpointError,
+  loadDeliveryTarget,
   ROTATION_OVERLAP_MS,
   type DeliveryTarget,
   type DisableReason,
