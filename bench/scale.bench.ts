@@ -223,14 +223,14 @@ async function timeQueries(url: string, startMs: number): Promise<void> {
 
 /**
  * One retention pass as if 90 days had passed since the end of the first week: it drops that
- * week of messages (and the receipts' days past retention then). The week's `sent` messages are
- * failed first, as the receipt-timeout sweep would have done long before (not timed).
+ * week of messages (and the receipts' days past retention then). The week's messages still open
+ * are failed first, as the sweeps would have done long before (not timed).
  */
 async function timeRetention(url: string, startMs: number): Promise<void> {
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   const weekEnd = periodStart("week", new Date(startMs)).getTime() + 7 * DAY_MS;
   await pool.query(
-    "UPDATE messages SET status = 'failed', error_code = 'RECEIPT_TIMEOUT' WHERE status = 'sent' AND id < $1",
+    "UPDATE messages SET status = 'failed', error_code = 'EXPIRED' WHERE status IN ('scheduled', 'queued', 'sent') AND id < $1",
     [idBoundAt("msg", weekEnd)],
   );
   const { rows } = await pool.query<{ id: string }>(
@@ -268,8 +268,8 @@ async function timeRetention(url: string, startMs: number): Promise<void> {
   console.log(`\nretention pass dropping the oldest week of messages: ${(ms / 1000).toFixed(2)} s`);
   for (const [table, count] of Object.entries(pass?.deleted ?? {}))
     if (count) console.log(`  ${table.padEnd(18)} ${count.toLocaleString()} rows`);
-  for (const { name, rows } of pass?.droppedPartitions ?? [])
-    console.log(`  ${name} dropped whole (about ${rows.toLocaleString()} rows)`);
+  for (const { name, rows, ms } of pass?.droppedPartitions ?? [])
+    console.log(`  ${name} dropped whole (about ${rows.toLocaleString()} rows) in ${ms} ms`);
   console.log(
     `  meanwhile an UPDATE of a recent message every 10 ms (${probeTimes.length} runs): ${percentiles(probeTimes)}, ` +
       `max ${Math.max(...probeTimes).toFixed(2)} ms; most sessions of this database seen waiting for a lock at once: ${waiting}`,

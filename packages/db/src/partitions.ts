@@ -154,6 +154,8 @@ export interface DroppedPartition {
   table: PartitionedTable;
   name: string;
   rows: number;
+  /** How long the transaction that dropped it (and the rest of its group) took, lock wait included. */
+  ms: number;
 }
 
 export interface DropOptions {
@@ -204,6 +206,7 @@ export async function dropPartitionsBefore(
       ),
     ];
     const names = group.map((member) => member.partition.name);
+    const started = performance.now();
     const done = await ddl(pool, `DROP TABLE ${names.join(", ")}`, async (client) => {
       const literal = (bound: string | null) => (bound === null ? "NULL" : client.escapeLiteral(bound));
       const fill = (sql: string) =>
@@ -220,12 +223,14 @@ export async function dropPartitionsBefore(
       if (options.alongside) await client.query(fill(options.alongside));
       return true;
     });
+    const ms = Math.round(performance.now() - started);
     if (done)
       dropped.push(
         ...group.map((member) => ({
           table: member.table,
           name: member.partition.name,
           rows: member.partition.estimatedRows,
+          ms,
         })),
       );
   }

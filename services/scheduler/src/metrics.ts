@@ -104,7 +104,7 @@ export class SchedulerMetrics {
     this.retentionDroppedPartitions = labeledCounter(
       registry,
       "sms_scheduler_retention_dropped_partitions_total",
-      "Day partitions dropped whole past retention, by table",
+      "Day and week partitions dropped whole past retention, by table",
       ["table"],
     );
   }

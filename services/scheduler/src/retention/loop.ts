@@ -46,7 +46,9 @@ export function startRetention(
       if (total || droppedPartitions.length)
         logger.info("deleted data past retention", {
           ...deleted,
-          droppedPartitions: droppedPartitions.map(({ name, rows }) => `${name} (about ${rows} rows)`),
+          droppedPartitions: droppedPartitions.map(
+            ({ name, rows, ms }) => `${name} (about ${rows} rows, ${ms} ms)`,
+          ),
           ms: Date.now() - started,
         });
     },

@@ -26,9 +26,9 @@ export interface RetentionPassOptions {
 export type RetentionPassResult = {
   /** Rows deleted, by table. */
   deleted: Record<string, number>;
-  /** Day partitions created ahead. */
+  /** Partitions created ahead. */
   createdPartitions: string[];
-  /** Day partitions dropped past retention, with their estimated rows. */
+  /** Day and week partitions dropped past retention, with their estimated rows. */
   droppedPartitions: DroppedPartition[];
 } | null;
 
