@@ -69,7 +69,7 @@ export function buildApp(deps: GatewayDeps): express.Express {
   // Every request that names an account passes this door, in this order.
   const door: express.RequestHandler[] = [
     authenticate(deps.directory),
-    ...jsonBody(deps.config.BODY_LIMIT_BYTES),
+    jsonBody(deps.config.BODY_LIMIT_BYTES),
     rateLimitMiddleware({
       limiter: deps.limiter,
       // Requests only: the day's message quota is counted where messages are accepted (@sms/message-acceptance).

@@ -2,9 +2,11 @@ import http from "node:http";
 import { sampleValue } from "@sms/metrics";
 import { startTestGateway, type TestAccount, type TestGateway } from "./harness";
 
-// POST /v1/sms/send is answered by a hot route (src/http/hot-route.ts). These tests send the
-// same requests down both ways and compare the answers: a request target in absolute form
-// (`POST http://host/v1/sms/send`) is not the hot route's, so the app's routers take it.
+// POST /v1/sms/send is answered by a hot route (src/http/hot-route.ts) and its usual bodies are
+// read without express.json (src/http/json-body.ts). These tests send the same requests down
+// both ways and compare the answers: a request target in absolute form
+// (`POST http://host/v1/sms/send`) is not the hot route's, so the app's routers take it; a
+// media type spelt `application/json;charset=utf-8` (no space) goes to express.json.
 
 interface Answer {
   status: number;
@@ -146,5 +148,66 @@ describe("POST /v1/sms/send, hot route and routers", () => {
     expect([delta("none", "401"), delta("none", "400"), delta("/v1/sms/send", "400")]).toEqual([2, 2, 2]);
     expect(delta("/v1/sms/send", "202")).toBe(2);
     expect(after).not.toContain("http://127.0.0.1");
+  });
+});
+
+describe("JSON bodies read without express.json", () => {
+  let account: TestAccount;
+  beforeAll(async () => {
+    account = await g.createAccount({ credits: 1000, senders: ["ACME"] });
+  });
+  const BOM = "\ufeff";
+  const invalidUtf8 = Buffer.concat([
+    Buffer.from('{"to":"+14155550100","sender_id":"ACME","message":"a'),
+    Buffer.from([0xc3, 0x28, 0xff]),
+    Buffer.from('b"}'),
+  ]);
+
+  it.each<[string, string | Buffer]>([
+    ["a valid body", JSON.stringify(valid)],
+    ["a body with a byte order mark", BOM + JSON.stringify(valid)],
+    ["a byte order mark alone", BOM],
+    ["whitespace alone", " \n\t "],
+    ["whitespace before the object", "\r\n  " + JSON.stringify(valid)],
+    ["a bare string", '"hello"'],
+    ["a bare number after whitespace", "  42"],
+    ["null", "null"],
+    ["an array", "[1,2]"],
+    ["a truncated object", '{"to":"+1415'],
+    ["bytes that are not UTF-8", invalidUtf8],
+    ["a body of many packets", JSON.stringify({ ...valid, message: "x".repeat(200_000) })],
+  ])("reads %s as express.json does", async (_name, body) => {
+    const headers = (type: string) => ({ authorization: `Bearer ${account.key}`, "content-type": type });
+    const fast = await send(hotTarget, headers("application/json"), body);
+    const parsed = await send(hotTarget, headers("application/json;charset=utf-8"), body);
+    expect(comparable(fast)).toEqual(comparable(parsed));
+    // Both spellings of the fast path answer alike too.
+    const upper = await send(hotTarget, headers("Application/JSON; charset=UTF-8"), body);
+    expect(comparable(upper)).toEqual(comparable(fast));
+  });
+
+  it("leaves bodies over the limit, compressed or chunked to express.json", async () => {
+    const headers = { authorization: `Bearer ${account.key}`, "content-type": "application/json" };
+    const large = await send(
+      hotTarget,
+      headers,
+      JSON.stringify({ ...valid, message: "x".repeat(1_100_000) }),
+    );
+    expect(large.status).toBe(413);
+    const gzip = await send(hotTarget, { ...headers, "content-encoding": "gzip" }, "not gzip");
+    expect(gzip.status).toBe(400);
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const request = http.request(
+        { host: "127.0.0.1", port, method: "POST", path: hotTarget, headers },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        },
+      );
+      request.on("error", reject);
+      request.write(JSON.stringify(valid).slice(0, 10));
+      request.end(JSON.stringify(valid).slice(10));
+    });
+    expect(chunked).toBe(202);
   });
 });
