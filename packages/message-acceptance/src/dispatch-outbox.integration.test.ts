@@ -3,6 +3,7 @@ import { createLogger } from "@sms/logger";
 import { createDispatchProducer, pendingDispatchJobs } from "@sms/queues";
 import { createRedis, type Redis } from "@sms/redis";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
+import { newId } from "@sms/ids";
 import { DispatchOutbox } from "./dispatch-outbox";
 import { GroupCommitter } from "./group-committer";
 import { prepareMessage } from "./prepare";
@@ -71,6 +72,42 @@ describe("DispatchOutbox (real PostgreSQL, Redis and BullMQ)", () => {
       await outbox.settle();
       expect(await outboxRows()).toBe(0);
       expect(deletes).toHaveLength(1);
+    } finally {
+      jest.restoreAllMocks();
+      await outbox.stop();
+      await producer.close();
+    }
+  });
+
+  it("hands off what was committed during a hand-off lingerMs after it, in one call", async () => {
+    const producer = createDispatchProducer({ connection, prefix: world.redisPrefix });
+    const lingerMs = 150;
+    const outbox = new DispatchOutbox(pool, producer, createLogger("test", "error"), { lingerMs });
+    const calls: { size: number; startedAt: number; endedAt?: number }[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const enqueue = producer.enqueue.bind(producer);
+    // The real producer, its first call held until the later hand-offs are in.
+    jest.spyOn(producer, "enqueue").mockImplementation(async (entries, options) => {
+      const call: (typeof calls)[number] = { size: entries.length, startedAt: Date.now() };
+      calls.push(call);
+      if (calls.length === 1) await held;
+      await enqueue(entries, options);
+      call.endedAt = Date.now();
+    });
+    const entry = () => ({ messageId: newId("msg"), accountId: "acc_linger", priority: "normal" as const });
+    try {
+      outbox.handOff([entry()]);
+      await waitFor(async () => calls.length === 1, { what: "the first hand-off under way" });
+      for (let i = 0; i < 5; i++) outbox.handOff([entry()]);
+      release();
+      await outbox.settle();
+      expect(calls.map((call) => call.size)).toEqual([1, 5]);
+      // setTimeout may fire a millisecond before Date.now() says the time is up.
+      expect(calls[1]!.startedAt - calls[0]!.endedAt!).toBeGreaterThanOrEqual(lingerMs - 2);
+      const jobs = await pendingDispatchJobs({ connection, prefix: world.redisPrefix });
+      const mine = jobs.filter(({ job }) => job.data.accountId === "acc_linger");
+      expect(mine.flatMap(({ job }) => job.data.messageIds)).toHaveLength(6);
     } finally {
       jest.restoreAllMocks();
       await outbox.stop();

@@ -20,7 +20,10 @@ export interface DispatchOutboxOptions {
    * ms; at most a quarter of staleAfterMs, so the relay does not see them. @defaultValue 200
    */
   deleteDelayMs?: number;
-  /** How long a hand-off waits for more to enqueue together, ms. @defaultValue 5 */
+  /**
+   * How long a hand-off waits for more to enqueue together, ms: after the first message, and
+   * again after each hand-off while more wait (unless `chunkSize` of them do). @defaultValue 5
+   */
   lingerMs?: number;
 }
 
@@ -35,6 +38,12 @@ export interface DispatchOutboxOptions {
  * once past 5,000 ids), not after each hand-off: under load that is one DELETE every
  * 200 ms instead of one per acceptance flush. A crash before the DELETE leaves rows
  * the relay enqueues again: the same harmless repeat as a crash before the hand-off.
+ *
+ * Hand-offs are lingerMs apart: the messages committed while one is enqueued wait lingerMs
+ * after it, with those that follow, instead of going out at once. A hand-off (BullMQ's
+ * addBulk, then the claims: two round trips) costs about half a millisecond of CPU whatever
+ * it carries; back to back, each carried only what was committed during the one before
+ * (9 to 14 messages a hand-off at 300 to 650 sends a second, where 15 to 17 now).
  */
 export class DispatchOutbox {
   private readonly buffer: DispatchEntry[] = [];
@@ -66,13 +75,10 @@ export class DispatchOutbox {
   /** Fast path: enqueue these committed messages soon, in bulk. */
   handOff(messages: readonly DispatchEntry[]): void {
     for (const message of messages) this.buffer.push(message);
-    // A few ms first: the hand-offs of the acceptance flushes meanwhile share one BullMQ call
-    // (one pipeline write). Nobody waits on it: the answer to the customer went out at commit.
-    this.draining ??= new Promise((resolve) => setTimeout(resolve, this.lingerMs))
-      .then(() => this.drain())
-      .finally(() => {
-        this.draining = null;
-      });
+    // Nobody waits on it: the answer to the customer went out at commit.
+    this.draining ??= this.drain().finally(() => {
+      this.draining = null;
+    });
   }
 
   /** Resolves when everything handed off so far has been tried, and the rows of what was enqueued deleted. */
@@ -83,6 +89,10 @@ export class DispatchOutbox {
 
   private async drain(): Promise<void> {
     while (this.buffer.length > 0) {
+      // A few ms first, unless a full chunk waits: the hand-offs of the acceptance flushes
+      // meanwhile share one BullMQ call (one pipeline write).
+      if (this.buffer.length < this.chunkSize)
+        await new Promise((resolve) => setTimeout(resolve, this.lingerMs));
       const entries = this.buffer.splice(0, this.chunkSize);
       try {
         await this.producer.enqueue(entries);

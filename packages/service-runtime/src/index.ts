@@ -6,3 +6,4 @@ export { InFlight } from "./in-flight";
 export { orderedStop, type ShutdownBound, type StopStep } from "./ordered-stop";
 export { registerWorker, type RegisteredWorker, type WorkerInstrumentation } from "./register-worker";
 export * from "./health";
+export { createExpressServer, listenExpress } from "./express-server";

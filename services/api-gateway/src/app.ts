@@ -10,6 +10,7 @@ import type { GatewayConfig } from "./config";
 import { ApiError, assignRequestId, errorHandler, notFound } from "@sms/errors";
 import { livenessRoutes, type ReadinessDependencies } from "@sms/service-runtime";
 import { authenticate, authOf } from "./http/auth";
+import { hotRoute } from "./http/hot-route";
 import { idempotency } from "./http/idempotency";
 import { jsonBody, raiseBodyError } from "./http/json-body";
 import { GatewayMetrics } from "./metrics";
@@ -20,7 +21,7 @@ import { exportRoutes } from "./routes/export.route";
 import { inboundRoutes } from "./routes/inbound.route";
 import { messageRoutes } from "./routes/messages.route";
 import { otpRoutes } from "./routes/otp.route";
-import { sendRoutes } from "./routes/send.route";
+import { SEND_ONE_PATH, sendOneHandlers, sendRoutes } from "./routes/send.route";
 import { suppressionRoutes } from "./routes/suppressions.route";
 
 export interface GatewayDeps {
@@ -48,8 +49,9 @@ export interface GatewayDeps {
 }
 
 /**
- * The gateway's Express app. Order matters: latency metric (sees every answer) → request id → /healthz and docs (open; /readyz and
- * /metrics are on the internal health port) →
+ * The gateway's Express app. Order matters: latency metric (sees every answer) → request id →
+ * POST /v1/sms/send (the same door and handlers, taken directly: http/hot-route.ts) → /healthz
+ * and docs (open; /readyz and /metrics are on the internal health port) →
  * authentication → body → rate limit (requests per second) → routes, each POST checking its
  * permission before its Idempotency-Key (the day's message quota is counted by the acceptor, on
  * the messages it accepts) → errors. Routing is
@@ -64,13 +66,10 @@ export function buildApp(deps: GatewayDeps): express.Express {
   app.set("trust proxy", deps.config.TRUST_PROXY_HOPS);
   app.set("query parser", "simple");
   const metrics = deps.metrics ?? new GatewayMetrics();
-  app.use(metrics.http.middleware());
-  app.use(assignRequestId);
-  app.use(exceptPost(livenessRoutes()));
-  app.use(exceptPost(docsRoutes(buildOpenApiDocument(), deps.config.DOCS_ENABLED)));
-  app.use(authenticate(deps.directory));
-  app.use(jsonBody(deps.config.BODY_LIMIT_BYTES));
-  app.use(
+  // Every request that names an account passes this door, in this order.
+  const door: express.RequestHandler[] = [
+    authenticate(deps.directory),
+    jsonBody(deps.config.BODY_LIMIT_BYTES),
     rateLimitMiddleware({
       limiter: deps.limiter,
       // Requests only: the day's message quota is counted where messages are accepted (@sms/message-acceptance).
@@ -80,9 +79,23 @@ export function buildApp(deps: GatewayDeps): express.Express {
       },
       onRejected: (reason) => metrics.rateLimits.reject("http", reason),
     }),
-  );
-  app.use(raiseBodyError);
+    raiseBodyError,
+  ];
   const idempotent = idempotency(deps.pool, deps.config.IDEMPOTENCY_TTL_HOURS);
+  app.use(metrics.http.middleware());
+  app.use(assignRequestId);
+  // Nearly all traffic: the door and the route's handlers, without walking the routers below.
+  app.use(
+    hotRoute({
+      method: "POST",
+      path: SEND_ONE_PATH,
+      door,
+      handlers: sendOneHandlers(deps.acceptor, idempotent),
+    }),
+  );
+  app.use(exceptPost(livenessRoutes()));
+  app.use(exceptPost(docsRoutes(buildOpenApiDocument(), deps.config.DOCS_ENABLED)));
+  app.use(door);
   app.use(sendRoutes(deps.acceptor, idempotent));
   app.use(otpRoutes(deps.otp, idempotent));
   app.use(accountRoutes(deps.prisma, { maxSegments: deps.config.MAX_SEGMENTS }));

@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import { startHealthServer } from "@sms/service-runtime";
+import { listenExpress, startHealthServer } from "@sms/service-runtime";
 import type { Logger } from "@sms/logger";
 import { buildApp } from "./app";
 import type { GatewayConfig } from "./config";
@@ -20,7 +20,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const deps = createGatewayDeps(config, logger);
   const metrics = deps.metrics ?? new GatewayMetrics();
   const app = buildApp({ ...deps, metrics });
-  const server = app.listen(config.PORT, config.HOST);
+  const server = listenExpress(app, config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

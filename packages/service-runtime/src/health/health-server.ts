@@ -3,6 +3,7 @@ import express from "express";
 import { healthRoutes, type MetricsSource } from "./health-routes";
 import { readinessChecks, type ReadinessDependencies } from "./readiness";
 import { closeHttpServer } from "../close-http-server";
+import { listenExpress } from "../express-server";
 
 export interface HealthServerOptions {
   port: number;
@@ -26,7 +27,7 @@ export async function startHealthServer(
   const app = express();
   app.disable("x-powered-by");
   app.use(healthRoutes(readinessChecks(readiness), isShuttingDown, metrics));
-  const server = app.listen(port, host);
+  const server = listenExpress(app, port, host);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

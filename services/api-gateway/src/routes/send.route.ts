@@ -5,11 +5,11 @@ import { parseOrThrow } from "../http/validate";
 import { BulkSmsRequest, SendSmsRequest } from "../schemas/sms";
 import { strictRouter } from "../http/strict-router";
 
-/** POST /v1/sms/send and POST /v1/sms/bulk; `idempotent` runs after the permission check. */
-export function sendRoutes(acceptor: MessageAcceptor, idempotent: RequestHandler): Router {
-  const router = strictRouter();
+export const SEND_ONE_PATH = "/v1/sms/send";
 
-  router.post("/v1/sms/send", requirePermission("sms:send"), idempotent, async (req, res) => {
+/** POST /v1/sms/send: its handlers, after the door (authentication, body, rate limit); `idempotent` runs after the permission check. */
+export function sendOneHandlers(acceptor: MessageAcceptor, idempotent: RequestHandler): RequestHandler[] {
+  const send: RequestHandler = async (req, res) => {
     const body = parseOrThrow(SendSmsRequest, req.body);
     const auth = authOf(res);
     const message = await acceptor.acceptOne(
@@ -42,7 +42,15 @@ export function sendRoutes(acceptor: MessageAcceptor, idempotent: RequestHandler
       client_ref: message.clientRef ?? null,
       expires_at: message.expiresAt.toISOString(),
     });
-  });
+  };
+  return [requirePermission("sms:send"), idempotent, send];
+}
+
+/** POST /v1/sms/send and POST /v1/sms/bulk; `idempotent` runs after the permission check. */
+export function sendRoutes(acceptor: MessageAcceptor, idempotent: RequestHandler): Router {
+  const router = strictRouter();
+
+  router.post(SEND_ONE_PATH, ...sendOneHandlers(acceptor, idempotent));
 
   router.post("/v1/sms/bulk", requirePermission("sms:send"), idempotent, async (req, res) => {
     const body = parseOrThrow(BulkSmsRequest, req.body);
