@@ -5,7 +5,13 @@ import { MetricsRegistry } from "@sms/metrics";
 import { createWebhookDeliverProducer } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
-import { closeHttpServer, orderedStop, startHealthServer, startLoop } from "@sms/service-runtime";
+import {
+  closeHttpServer,
+  listenExpress,
+  orderedStop,
+  startHealthServer,
+  startLoop,
+} from "@sms/service-runtime";
 import { WebhookEndpoints } from "@sms/webhooks";
 import { createWebhookSender } from "@sms/webhooks";
 import { buildApp } from "./app";
@@ -53,7 +59,7 @@ export async function startDashboard(config: DashboardConfig, logger: Logger): P
     webhookProducer,
     isShuttingDown: () => shuttingDown,
   });
-  const server = app.listen(config.PORT, config.HOST);
+  const server = listenExpress(app, config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

@@ -9,7 +9,14 @@ import {
   sweepUnmatched,
   type InboundHook,
 } from "@sms/carrier-receipts";
-import { InFlight, closeHttpServer, orderedStop, readinessChecks, startLoop } from "@sms/service-runtime";
+import {
+  InFlight,
+  closeHttpServer,
+  listenExpress,
+  orderedStop,
+  readinessChecks,
+  startLoop,
+} from "@sms/service-runtime";
 import { keywordsOnInbound } from "@sms/suppressions";
 import { CarrierBinds } from "./carrier-binds";
 import { createSecretBox } from "@sms/secret-box";
@@ -138,7 +145,7 @@ export async function startDlrIngest(
     readiness: readinessChecks({ postgres: pool }),
     isShuttingDown: () => stopping,
   });
-  const server = app.listen(config.PORT, config.HOST);
+  const server = listenExpress(app, config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

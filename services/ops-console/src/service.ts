@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import express from "express";
-import { healthRoutes, readinessChecks } from "@sms/service-runtime";
+import { healthRoutes, listenExpress, readinessChecks } from "@sms/service-runtime";
 import type { Logger } from "@sms/logger";
 import { MetricsRegistry, QueueMetrics } from "@sms/metrics";
 import { openQueue, QUEUES } from "@sms/queues";
@@ -49,7 +49,7 @@ export async function startOpsConsole(config: OpsConsoleConfig, logger: Logger):
       uiPath: config.OPS_CONSOLE_UI_PATH,
     }),
   );
-  const server = app.listen(config.PORT, config.HOST);
+  const server = listenExpress(app, config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
