@@ -48,6 +48,36 @@ async function apply(name: string): Promise<void> {
   await pool.query(readFileSync(path.join(MIGRATIONS, name, "migration.sql"), "utf8"));
 }
 
+/**
+ * Applies `steps` while two writers call `write` in a loop (each call writes `rowsPerWrite`
+ * rows), from a moment before the first step to a moment after the last: how many rows went in,
+ * and the slowest write (ms), which a migration holding a writer back shows.
+ */
+async function applyWhileWriting(
+  steps: string[],
+  write: (n: number) => Promise<unknown>,
+  rowsPerWrite: number,
+): Promise<{ inserted: number; slowest: number }> {
+  let writing = true;
+  let inserted = 0;
+  let slowest = 0;
+  const writer = async () => {
+    while (writing) {
+      const started = performance.now();
+      await write(inserted);
+      slowest = Math.max(slowest, performance.now() - started);
+      inserted += rowsPerWrite;
+    }
+  };
+  const writers = [writer(), writer()];
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const name of steps) await apply(name);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  writing = false;
+  await Promise.all(writers);
+  return { inserted, slowest };
+}
+
 it("converts carrier_receipts while receipts keep coming: none lost, no insert held", async () => {
   expect(firstStep).toBeGreaterThan(0);
   await pool.query(
@@ -57,27 +87,16 @@ it("converts carrier_receipts while receipts keep coming: none lost, no insert h
     [EXISTING],
   );
 
-  let writing = true;
-  let inserted = 0;
-  let slowest = 0;
-  const writer = async (name: string) => {
-    while (writing) {
-      const started = performance.now();
-      await pool.query(
+  const { inserted, slowest } = await applyWhileWriting(
+    migrations.slice(firstStep, firstStep + STEPS),
+    (n) =>
+      pool.query(
         `INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, outcome, receipt_key)
          VALUES ('car_1', $1, 'delivered', 'unmatched', $1)`,
-        [`${name}-${inserted}`],
-      );
-      slowest = Math.max(slowest, performance.now() - started);
-      inserted += 1;
-    }
-  };
-  const writers = [writer("a"), writer("b")];
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  for (const name of migrations.slice(firstStep, firstStep + STEPS)) await apply(name);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  writing = false;
-  await Promise.all(writers);
+        [`new-${n}`],
+      ),
+    1,
+  );
 
   const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM carrier_receipts");
   expect(rows[0]!.n).toBe(EXISTING + inserted);
@@ -126,23 +145,11 @@ it("converts outbox_events and webhook_deliveries while events keep coming: none
     );
   await insertEvents(eventIds(EXISTING_EVENTS, (i) => i % 20));
 
-  let writing = true;
-  let inserted = 0;
-  let slowest = 0;
-  const writer = async () => {
-    while (writing) {
-      const started = performance.now();
-      await insertEvents(eventIds(5, () => 0));
-      slowest = Math.max(slowest, performance.now() - started);
-      inserted += 5;
-    }
-  };
-  const writers = [writer(), writer()];
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  for (const name of migrations.slice(webhookStep, webhookStep + WEBHOOK_STEPS)) await apply(name);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  writing = false;
-  await Promise.all(writers);
+  const { inserted, slowest } = await applyWhileWriting(
+    migrations.slice(webhookStep, webhookStep + WEBHOOK_STEPS),
+    () => insertEvents(eventIds(5, () => 0)),
+    5,
+  );
 
   const count = async (sql: string) => (await pool.query<{ n: number }>(sql)).rows[0]!.n;
   expect(inserted).toBeGreaterThan(10);
@@ -216,23 +223,11 @@ it("converts the message tables while messages keep coming: none lost, keys, tri
     );
   await insertMessages(messageIds(EXISTING_MESSAGES, (i) => i % 60));
 
-  let writing = true;
-  let inserted = 0;
-  let slowest = 0;
-  const writer = async () => {
-    while (writing) {
-      const started = performance.now();
-      await insertMessages(messageIds(5, () => 0));
-      slowest = Math.max(slowest, performance.now() - started);
-      inserted += 5;
-    }
-  };
-  const writers = [writer(), writer()];
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  for (const name of migrations.slice(messageStep, messageStep + MESSAGE_STEPS)) await apply(name);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  writing = false;
-  await Promise.all(writers);
+  const { inserted, slowest } = await applyWhileWriting(
+    migrations.slice(messageStep, messageStep + MESSAGE_STEPS),
+    () => insertMessages(messageIds(5, () => 0)),
+    5,
+  );
 
   const count = async (sql: string, values: unknown[] = []) =>
     (await pool.query<{ n: number }>(sql, values)).rows[0]!.n;

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type pg from "pg";
-import { encodeUlid } from "@sms/ids";
+import { encodeUlid, idBoundAt } from "@sms/ids";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { dropPartitionsBefore, ensurePartitions, listPartitions } from "./partitions";
 
@@ -182,5 +182,24 @@ describe("week partitions of the message tables (real PostgreSQL)", () => {
       await writer.query("ROLLBACK");
       writer.release();
     }
+  });
+});
+
+describe("id_bound_at (real PostgreSQL)", () => {
+  let world: TestWorld;
+  beforeAll(async () => {
+    world = await createTestWorld();
+  });
+  afterAll(() => world.destroy());
+
+  it("is idBoundAt in SQL, for any prefix and millisecond", async () => {
+    const times = [0, 1, 1_795_000_000_000, 1_795_000_000_123, Date.now(), 4_102_444_800_000];
+    const { rows } = await world
+      .pool(1)
+      .query<{ bound: string }>(
+        "SELECT id_bound_at(p, to_timestamp(t / 1000.0)) AS bound FROM unnest($1::text[], $2::bigint[]) AS x(p, t)",
+        [times.map((_, i) => (i % 2 ? "msg" : "evt")), times],
+      );
+    expect(rows.map((row) => row.bound)).toEqual(times.map((t, i) => idBoundAt(i % 2 ? "msg" : "evt", t)));
   });
 });

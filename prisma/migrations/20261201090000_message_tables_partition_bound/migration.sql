@@ -10,21 +10,25 @@
 -- message's history and segments go where the message goes. NOT VALID: instant; step 2 checks
 -- the rows. Run the three steps before the code that makes due-time ids (a message scheduled
 -- past the bound would fail this check until step 3).
-CREATE OR REPLACE FUNCTION pg_temp.message_id_bound(at timestamptz) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+-- The smallest id with a prefix made at a time or later: the prefix, '_' and the ULID's ten
+-- time characters (Crockford base32 of the milliseconds). The SQL twin of @sms/ids' idBoundAt,
+-- which a test holds it equal to; kept for the migrations that follow and for operators
+-- (which week or day an id range is).
+CREATE FUNCTION id_bound_at(prefix text, at timestamptz) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-  ms bigint := (extract(epoch FROM at) * 1000)::bigint;
+  ms bigint := floor(extract(epoch FROM at) * 1000)::bigint;
   ulid_time text := '';
 BEGIN
   FOR i IN 1..10 LOOP
     ulid_time := substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', (ms % 32)::int + 1, 1) || ulid_time;
     ms := ms / 32;
   END LOOP;
-  RETURN 'msg_' || ulid_time;
+  RETURN prefix || '_' || ulid_time;
 END $$;
 
 DO $$
 DECLARE
-  bound text := pg_temp.message_id_bound(
+  bound text := id_bound_at('msg',
     (date_trunc('week', (now() + interval '2 days') AT TIME ZONE 'UTC') + interval '7 days') AT TIME ZONE 'UTC');
 BEGIN
   EXECUTE format('ALTER TABLE messages ADD CONSTRAINT messages_partition_bound CHECK (id < %L) NOT VALID', bound);
@@ -34,4 +38,3 @@ BEGIN
     'ALTER TABLE message_segments ADD CONSTRAINT message_segments_partition_bound CHECK (message_id < %L) NOT VALID', bound);
 END $$;
 
-DROP FUNCTION pg_temp.message_id_bound(timestamptz);

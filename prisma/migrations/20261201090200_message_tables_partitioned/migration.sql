@@ -15,18 +15,6 @@
 -- migrations later, outside this transaction's locks (until then only ids below the bound come:
 -- the code that makes due-time ids starts after the migrations). The two triggers move to the
 -- new tables.
-CREATE OR REPLACE FUNCTION pg_temp.message_id_bound(at timestamptz) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  ms bigint := (extract(epoch FROM at) * 1000)::bigint;
-  ulid_time text := '';
-BEGIN
-  FOR i IN 1..10 LOOP
-    ulid_time := substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', (ms % 32)::int + 1, 1) || ulid_time;
-    ms := ms / 32;
-  END LOOP;
-  RETURN 'msg_' || ulid_time;
-END $$;
-
 DO $$
 DECLARE
   bound text;
@@ -111,4 +99,3 @@ BEGIN
 
 END $$;
 
-DROP FUNCTION pg_temp.message_id_bound(timestamptz);

@@ -9,18 +9,6 @@
 -- attach of messages clones its foreign keys into accounts and batches, which holds back balance
 -- updates until the commit: every table is made first, with the indexes of its partitioned table
 -- (built on an empty table, then adopted by the attach), and the weeks of messages attached last.
-CREATE OR REPLACE FUNCTION pg_temp.message_id_bound(at timestamptz) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  ms bigint := (extract(epoch FROM at) * 1000)::bigint;
-  ulid_time text := '';
-BEGIN
-  FOR i IN 1..10 LOOP
-    ulid_time := substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', (ms % 32)::int + 1, 1) || ulid_time;
-    ms := ms / 32;
-  END LOOP;
-  RETURN 'msg_' || ulid_time;
-END $$;
-
 DO $$
 DECLARE
   bound text;
@@ -53,11 +41,10 @@ BEGIN
     WHILE week < first_week + interval '27 weeks' LOOP
       EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', tbl,
         tbl || '_p' || to_char(week AT TIME ZONE 'UTC', 'YYYYMMDD'),
-        pg_temp.message_id_bound(week), pg_temp.message_id_bound(week + interval '7 days'));
+        id_bound_at('msg', week), id_bound_at('msg', week + interval '7 days'));
       week := week + interval '7 days';
     END LOOP;
     EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I DEFAULT', tbl, tbl || '_default');
   END LOOP;
 END $$;
 
-DROP FUNCTION pg_temp.message_id_bound(timestamptz);
