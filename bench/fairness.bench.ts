@@ -42,6 +42,8 @@ type Client = ReturnType<typeof jsonClient>;
 interface Otp {
   messageId: string;
   sentAt: number;
+  /** When POST /v1/otp/send answered. */
+  answeredAt: number;
 }
 
 /**
@@ -62,7 +64,8 @@ async function sendOtps(client: Client, range: string, otps: Otp[], refused: str
           phone: `${range}${String(i).padStart(4, "0")}`,
           template: "Your bench code is {code}",
         });
-        if (response.status === 201) otps.push({ messageId: String(response.body.message_id), sentAt });
+        if (response.status === 201)
+          otps.push({ messageId: String(response.body.message_id), sentAt, answeredAt: Date.now() });
         else refused.push(`HTTP ${response.status} ${JSON.stringify(response.body.error ?? "")}`);
       })(),
     );
@@ -120,6 +123,33 @@ function describe(label: string, otps: Otp[], doneAt: (messageId: string) => num
 }
 
 /** A's campaign: CAMPAIGN messages in bulk requests of BULK_SIZE, one after another. */
+/**
+ * Where B's five slowest OTPs during the campaign spent their time: the request until its
+ * answer (acceptance), the answer until the submit's response was recorded (sent_at: the
+ * dispatch queue, the dispatcher, the carrier), and from there until the bench saw it delivered.
+ */
+async function printSlowest(db: pg.Client, otps: Otp[], doneAt: (messageId: string) => number | undefined) {
+  const slowest = otps
+    .filter((otp) => doneAt(otp.messageId) !== undefined)
+    .sort((a, b) => doneAt(b.messageId)! - b.sentAt - (doneAt(a.messageId)! - a.sentAt))
+    .slice(0, 5);
+  if (slowest.length === 0) return;
+  const { rows } = await db.query<{ id: string; sent_at: Date | null }>(
+    "SELECT id, sent_at FROM messages WHERE id = ANY($1)",
+    [slowest.map((otp) => otp.messageId)],
+  );
+  const sentAt = new Map(rows.map((row) => [row.id, row.sent_at?.getTime()]));
+  console.log("  the five slowest during the campaign: request → answered / → submitted / → seen delivered");
+  for (const otp of slowest) {
+    const sent = sentAt.get(otp.messageId);
+    console.log(
+      `    ${String(doneAt(otp.messageId)! - otp.sentAt).padStart(6)} ms: ${otp.answeredAt - otp.sentAt} / ` +
+        `${sent === undefined ? "?" : sent - otp.answeredAt} / ${sent === undefined ? "?" : doneAt(otp.messageId)! - sent} ms` +
+        `, sent ${((otp.sentAt - otps[0]!.sentAt) / 1000).toFixed(1)} s into the round`,
+    );
+  }
+}
+
 async function sendCampaign(
   client: Client,
   afterFirst: () => void,
@@ -241,6 +271,7 @@ async function main(): Promise<void> {
         describe("during, to the message.delivered webhook", during.otps, (id) => webhookAt.get(id)),
       );
     }
+    await printSlowest(db, during.otps, (id) => duringDone.delivered.get(id));
     const refused = [...alone.refused, ...during.refused];
     const failed = aloneDone.failed.size + duringDone.failed.size;
     if (refused.length || failed)
