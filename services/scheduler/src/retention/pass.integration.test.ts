@@ -1,71 +1,25 @@
-import crypto from "node:crypto";
-import { createDatabase, partitionName, ensurePartitions, listPartitions, type Database } from "@sms/db";
-import { encodeUlid, newId } from "@sms/ids";
-import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
-import { runRetentionPass, type RetentionPolicy } from "./pass";
+import { partitionName, ensurePartitions, listPartitions } from "@sms/db";
+import { waitFor } from "@sms/testing";
+import { createRetentionWorld, DAY, POLICY, type RetentionWorld } from "../../test/retention-world";
+import { runRetentionPass } from "./pass";
 
-const DAY = 86_400_000;
 const PARTITIONED = ["carrier_receipts", "webhook_deliveries", "outbox_events"] as const;
-const POLICY: RetentionPolicy = {
-  messages: 90,
-  webhooks: 30,
-  outbox: 7,
-  receipts: 30,
-  signIns: 30,
-  otps: 30,
-  ledger: 400,
-};
 
 describe("retention pass (real PostgreSQL)", () => {
-  let world: TestWorld;
-  let db: Database;
+  let w: RetentionWorld;
+  let db: RetentionWorld["db"];
   let accountId: string;
-  const now = new Date();
-  const ago = (days: number) => new Date(now.getTime() - days * DAY);
-  const idAt = (prefix: string, time: Date) =>
-    `${prefix}_${encodeUlid(time.getTime(), crypto.randomBytes(10))}`;
-  const ids = async (sql: string) =>
-    (await db.pool.query<{ id: string }>(sql)).rows.map((row) => String(row.id)).sort();
+  let now: Date;
+  let ago: RetentionWorld["ago"];
+  let idAt: RetentionWorld["idAt"];
+  let ids: RetentionWorld["ids"];
+  let message: RetentionWorld["message"];
 
   beforeEach(async () => {
-    world = await createTestWorld();
-    db = createDatabase(world.databaseUrl, { poolSize: 4 });
-    accountId = newId("acc");
-    await db.pool.query("INSERT INTO accounts (id, name, updated_at) VALUES ($1, 'Test', now())", [
-      accountId,
-    ]);
+    w = await createRetentionWorld();
+    ({ db, accountId, now, ago, idAt, ids, message } = w);
   });
-  afterEach(async () => {
-    await db.close();
-    await world.destroy();
-  });
-
-  async function message(daysOld: number, status: string, withChildren = false): Promise<string> {
-    const createdAt = ago(daysOld);
-    const id = idAt("msg", createdAt);
-    await db.pool.query(
-      `INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged,
-                             status, created_at, updated_at)
-       VALUES ($1, $2, '+14155550100', 'ACME', 'hi', 'GSM7', 1, 1, $3, $4, $4)`,
-      [id, accountId, status, createdAt],
-    );
-    if (withChildren) {
-      await db.pool.query(
-        `INSERT INTO message_events (message_id, sequence, status, occurred_at) VALUES ($1, 1, 'queued', $2), ($1, 2, $3, $2)`,
-        [id, createdAt, status],
-      );
-      await db.pool.query(
-        "INSERT INTO message_segments (message_id, seq, status) VALUES ($1, 1, 'delivered')",
-        [id],
-      );
-      await db.pool.query(
-        `INSERT INTO otps (id, account_id, phone, code_hmac, length, max_attempts, message_id, status, expires_at, created_at)
-         VALUES ($1, $2, '+14155550100', '\\x00', 6, 3, $3, 'verified', $4, $4)`,
-        [idAt("otp", createdAt), accountId, id, createdAt],
-      );
-    }
-    return id;
-  }
+  afterEach(() => w.destroy());
 
   it("deletes exactly what is past retention, children first, and keeps messages that are not final", async () => {
     // Old messages that are not final come first in key order: more than a page of them, so the
@@ -235,52 +189,6 @@ describe("retention pass (real PostgreSQL)", () => {
     const again = await runRetentionPass(db.pool, POLICY, { batchSize: 2, maxPerTable: 1000, now });
     expect(Object.values(again!.deleted).every((count) => count === 0)).toBe(true);
     expect(again!.droppedPartitions).toEqual([]);
-  });
-
-  it("drops whole weeks of messages with their history, segments and OTPs, never a week with a message still open", async () => {
-    // A database converted long ago: no partition of the rows from before the conversion, and
-    // every past week its own.
-    const MESSAGE_TABLES = ["messages", "message_events", "message_segments"] as const;
-    for (const table of MESSAGE_TABLES) {
-      await db.pool.query(`DROP TABLE ${table}_legacy`);
-      await ensurePartitions(db.pool, table, ago(140), now);
-    }
-    const gone = [await message(120, "delivered", true), await message(100, "failed", true)];
-    const openWeek = [await message(110, "delivered", true), await message(110, "sent", true)];
-    const young = await message(80, "delivered", true);
-    const weeks = (...days: number[]) =>
-      MESSAGE_TABLES.flatMap((table) => days.map((d) => partitionName(table, ago(d)))).sort();
-
-    const pass = await runRetentionPass(db.pool, POLICY, { batchSize: 100, maxPerTable: 1000, now });
-
-    const dropped = pass!.droppedPartitions
-      .filter((p) => (MESSAGE_TABLES as readonly string[]).includes(p.table))
-      .map((p) => p.name);
-    // Every week wholly past the 90 days (its last moment is), the three tables together...
-    expect(dropped).toEqual(expect.arrayContaining(weeks(120, 100)));
-    const lastWeekPast = partitionName("messages", ago(97)); // ends at or before day 90
-    expect(dropped.filter((name) => name.startsWith("messages_")).every((n) => n <= lastWeekPast)).toBe(true);
-    // ...but the week of a message still sent (whole: its final message too), and the weeks
-    // still within retention.
-    for (const name of weeks(110, 80, 89)) expect(dropped).not.toContain(name);
-    expect(await ids("SELECT id FROM messages")).toEqual([...openWeek, young].sort());
-    expect(await ids("SELECT DISTINCT message_id AS id FROM message_events")).toEqual(
-      [...openWeek, young].sort(),
-    );
-    expect(await ids("SELECT message_id AS id FROM message_segments")).toEqual([...openWeek, young].sort());
-    // The OTPs of the dropped weeks went with them (the others are past the 30 days of OTPs).
-    expect(
-      await ids(`SELECT message_id AS id FROM otps WHERE message_id = ANY('{${gone.join(",")}}')`),
-    ).toEqual([]);
-    // Weeks are ready as far ahead as a message may be scheduled (180 days).
-    const names = (await listPartitions(db.pool, "message_segments")).map((p) => p.name);
-    expect(names).toContain(partitionName("message_segments", new Date(now.getTime() + 181 * DAY)));
-
-    // Once that message is final, its week goes on the next pass, whole.
-    await db.pool.query("UPDATE messages SET status = 'delivered' WHERE id = $1", [openWeek[1]]);
-    const next = await runRetentionPass(db.pool, POLICY, { batchSize: 100, maxPerTable: 1000, now });
-    expect(next!.droppedPartitions.map((p) => p.name).sort()).toEqual(weeks(110));
-    expect(await ids("SELECT id FROM messages")).toEqual([young]);
   });
 
   it("stops a table at maxPerTable and continues there on the next pass", async () => {
