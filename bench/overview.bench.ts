@@ -11,6 +11,7 @@
 // Then what the trigger adds to a statement that writes one history row.
 // Target: overview ≤ 50 ms.
 import pg from "pg";
+import { DATABASE_SESSION_OPTIONS } from "@sms/db";
 // Relative: the code as the dashboard and the scheduler run it, without a workspace dependency.
 import { applyTransitions, foldMessageCounts } from "../packages/message-state/src";
 import { loadOverview } from "../services/dashboard/src/data/overview";
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
   await makeRows(db, other, "msg_other", Math.floor(ROWS / 4));
   console.log(`  made in ${((Date.now() - made) / 1000).toFixed(0)} s`);
 
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const pool = new pg.Pool({ connectionString: url, max: 4, options: DATABASE_SESSION_OPTIONS });
   const deltas = (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM message_count_deltas"))
     .rows[0]!.n;
   const folding = process.hrtime.bigint();

@@ -10,7 +10,13 @@
 // again on the database the last run left (its oldest week is the next one), without building it.
 import path from "node:path";
 import pg from "pg";
-import { createDatabase, ensurePartitions, periodStart, type PartitionedTable } from "@sms/db";
+import {
+  createDatabase,
+  ensurePartitions,
+  periodStart,
+  type PartitionedTable,
+  DATABASE_SESSION_OPTIONS,
+} from "@sms/db";
 import { idBoundAt } from "@sms/ids";
 // Relative: the retention pass as the scheduler runs it, without a workspace dependency of the bench.
 import { runRetentionPass } from "../services/scheduler/src/retention/pass";
@@ -227,7 +233,7 @@ async function timeQueries(url: string, startMs: number): Promise<void> {
  * are failed first, as the sweeps would have done long before (not timed).
  */
 async function timeRetention(url: string, startMs: number): Promise<void> {
-  const pool = new pg.Pool({ connectionString: url, max: 3 });
+  const pool = new pg.Pool({ connectionString: url, max: 3, options: DATABASE_SESSION_OPTIONS });
   const weekEnd = periodStart("week", new Date(startMs)).getTime() + 7 * DAY_MS;
   await pool.query(
     "UPDATE messages SET status = 'failed', error_code = 'EXPIRED' WHERE status IN ('scheduled', 'queued', 'sent') AND id < $1",

@@ -9,6 +9,7 @@
 //      writes them → deliver_sm), one more final event per accepted message (target ≥ 2,000/s).
 import crypto from "node:crypto";
 import pg from "pg";
+import { DATABASE_SESSION_OPTIONS } from "@sms/db";
 import { hashPassword, hashSmppPassword } from "@sms/auth";
 import { newId } from "@sms/ids";
 import type { SmppReceiptJob } from "@sms/queues";
@@ -226,7 +227,11 @@ async function main(): Promise<void> {
       occurredAt,
     }));
     const directStarted = Date.now();
-    const relayPool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+    const relayPool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: 1,
+      options: DATABASE_SESSION_OPTIONS,
+    });
     const relay = await relayPool.connect();
     for (let i = 0; i < events.length; i += 500) {
       await relay.query("BEGIN");

@@ -8,6 +8,7 @@
 // finds nothing left, which is what the scheduler runs every second most of the time.
 // Target: under 1 s per pass.
 import pg from "pg";
+import { DATABASE_SESSION_OPTIONS } from "@sms/db";
 // Relative: the sweeps as the scheduler runs them, without a workspace dependency of the bench.
 import {
   expireOverdue,
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
   await printPlan(db, "validity sweep", OVERDUE_AWAITING, [BATCH]);
   await printPlan(db, "receipt-timeout sweep", OVERDUE_SENT, [BATCH, GRACE_SECONDS]);
 
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const pool = new pg.Pool({ connectionString: url, max: 2, options: DATABASE_SESSION_OPTIONS });
   const worst = Math.max(
     await timePasses("validity sweep", () => expireOverdue(pool, { limit: BATCH })),
     await timePasses("receipt-timeout sweep", () =>

@@ -60,4 +60,15 @@ describe("the session settings of every connection (real PostgreSQL)", () => {
   it("(the default settings, for contrast, keep scanning the whole table)", async () => {
     expect(await planAfterGrowth(plain)).toMatch(/Seq Scan/);
   });
+
+  it("no statement is compiled by the JIT, however large its estimate", async () => {
+    // Estimated far above jit_above_cost, as a batch over every week partition can be.
+    const costly = "EXPLAIN SELECT count(*) FROM lookups a JOIN details d ON a.id < d.id";
+    const planLines = async (pool: pg.Pool) =>
+      (await pool.query<{ "QUERY PLAN": string }>(costly)).rows.map((row) => row["QUERY PLAN"]).join("\n");
+    expect(await planLines(database.pool)).not.toMatch(/JIT:/);
+    const { rows } = await plain.query<{ available: boolean }>("SELECT pg_jit_available() AS available");
+    // (Where the server has the JIT, the defaults compile it: the contrast.)
+    if (rows[0]!.available) expect(await planLines(plain)).toMatch(/JIT:/);
+  });
 });

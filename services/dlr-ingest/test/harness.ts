@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import pg from "pg";
+import { DATABASE_SESSION_OPTIONS } from "@sms/db";
 import { createCarrierSimulator, type CarrierSimulator } from "@sms/carrier-simulator";
 import { createLogger } from "@sms/logger";
 import {
@@ -48,7 +49,11 @@ export interface Harness {
 
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const world = await createTestWorld();
-  const pool = new pg.Pool({ connectionString: world.databaseUrl, max: 5 });
+  const pool = new pg.Pool({
+    connectionString: world.databaseUrl,
+    max: 5,
+    options: DATABASE_SESSION_OPTIONS,
+  });
   // pool.end() resolves before PostgreSQL has seen every Terminate, so world.destroy()'s
   // DROP DATABASE … WITH (FORCE) can still signal a closing connection: without a
   // listener that 'error' would crash the test process.

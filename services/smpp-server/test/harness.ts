@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import pg from "pg";
+import { DATABASE_SESSION_OPTIONS } from "@sms/db";
 import { hashSmppPassword } from "@sms/auth";
 import { newId } from "@sms/ids";
 import { createLogger } from "@sms/logger";
@@ -47,7 +48,11 @@ export interface Harness {
 
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const world = await createTestWorld();
-  const pool = new pg.Pool({ connectionString: world.databaseUrl, max: 4 });
+  const pool = new pg.Pool({
+    connectionString: world.databaseUrl,
+    max: 4,
+    options: DATABASE_SESSION_OPTIONS,
+  });
   pool.on("error", () => undefined);
   const config = loadSmppServerConfig({
     ...world.env,
