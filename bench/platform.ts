@@ -6,9 +6,9 @@ import crypto from "node:crypto";
 import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { hashPassword } from "@sms/auth";
-import { startService, stopService } from "./support";
+import { laneSettings, startService, stopService } from "./support";
 
-/** What scripts/run-all.mjs starts, in its order, the carrier simulator aside. */
+/** What scripts/run-all.mjs starts, the carrier simulator aside (the high lane last, to keep the others' ports). */
 const SERVICES = [
   "api-gateway",
   "dispatcher",
@@ -19,6 +19,7 @@ const SERVICES = [
   "smpp-server",
   "dashboard",
   "ops-console",
+  "dispatcher-high",
 ] as const;
 
 export interface Simulator {
@@ -67,7 +68,7 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
-/** Every service but the simulator, on ports base+3 … base+11 (the gateway on base+3; the gateway's and the dashboard's internal health ports are base+30+n). */
+/** Every service but the simulator, on ports base+3 … base+11 and the dispatcher's high lane on base+16 (the gateway on base+3; the gateway's and the dashboard's internal health ports are base+30+n). */
 export async function startPlatform(options: {
   base: number;
   databaseUrl: string;
@@ -83,6 +84,7 @@ export async function startPlatform(options: {
   const settings: Record<(typeof SERVICES)[number], Record<string, string>> = {
     "api-gateway": { HOST: "127.0.0.1" },
     dispatcher: {},
+    "dispatcher-high": {},
     "dlr-ingest": {},
     scheduler: {},
     "webhook-delivery": web,
@@ -99,8 +101,10 @@ export async function startPlatform(options: {
     for (const child of [...processes.values()].reverse()) await stopService(child);
   };
   try {
+    const lanes = laneSettings(SERVICES);
     for (const [i, name] of SERVICES.entries()) {
-      const port = String(options.base + 3 + i);
+      // base+12 is the smpp-server's SMPP port, base+13… Kannel's in bench:e2e.
+      const port = String(options.base + (name === "dispatcher-high" ? 16 : 3 + i));
       // The gateway's and the dashboard's /readyz are on their internal port.
       const healthPort =
         name === "api-gateway" || name === "dashboard" ? String(options.base + 30 + i) : port;
@@ -108,7 +112,7 @@ export async function startPlatform(options: {
         name,
         await startService(
           name,
-          { ...common, ...settings[name], PORT: port, HEALTH_PORT: healthPort },
+          { ...common, ...lanes[name], ...settings[name], PORT: port, HEALTH_PORT: healthPort },
           `http://127.0.0.1:${healthPort}/readyz`,
         ),
       );

@@ -80,7 +80,26 @@ const NODE_FLAGS: Record<string, string[]> = JSON.parse(
   readFileSync(path.join(root, "scripts", "node-flags.json"), "utf8"),
 );
 
-/** Starts a built service as its own process and waits for its /readyz. */
+/** Lanes: another process of a service with settings of its own (scripts/lanes.json, as npm start reads it). */
+interface Lane {
+  service: string;
+  env: Record<string, string>;
+  narrows?: Record<string, Record<string, string>>;
+}
+const LANES: Record<string, Lane> = JSON.parse(
+  readFileSync(path.join(root, "scripts", "lanes.json"), "utf8"),
+);
+
+/** Each process's settings from the lanes among `names`: a lane's own, and what it narrows in the others. */
+export function laneSettings(names: readonly string[]): Record<string, Record<string, string>> {
+  const settings = Object.fromEntries(names.map((name) => [name, { ...LANES[name]?.env }]));
+  for (const lane of names.filter((name) => LANES[name]))
+    for (const [other, env] of Object.entries(LANES[lane]!.narrows ?? {}))
+      if (settings[other]) Object.assign(settings[other], env);
+  return settings;
+}
+
+/** Starts a built service (or a lane of one) as its own process and waits for its /readyz. */
 export async function startService(
   name: string,
   env: Record<string, string>,
@@ -89,10 +108,10 @@ export async function startService(
   const child = spawn(
     process.execPath,
     [
-      ...(NODE_FLAGS[name] ?? []),
+      ...(NODE_FLAGS[LANES[name]?.service ?? name] ?? []),
       // Last, so a run can override them (a flag given twice takes its last value).
       ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
-      path.join(root, "services", name, "dist", "main.js"),
+      path.join(root, "services", LANES[name]?.service ?? name, "dist", "main.js"),
     ],
     {
       env: {

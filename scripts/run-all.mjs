@@ -12,6 +12,7 @@ const ALL = [
   "carrier-simulator",
   "api-gateway",
   "dispatcher",
+  "dispatcher-high",
   "dlr-ingest",
   "scheduler",
   "webhook-delivery",
@@ -30,6 +31,7 @@ const PORTS = {
   "api-gateway": process.env.PORT ?? "3000",
   scheduler: "3010",
   dispatcher: "3020",
+  "dispatcher-high": "3021",
   "dlr-ingest": "3030",
   "webhook-delivery": "3040",
   "otp-sweeper": "3050",
@@ -48,7 +50,19 @@ const BACKGROUND = new Set(
 const BACKGROUND_NICE = process.env.BACKGROUND_NICE ?? "10";
 // V8 flags of the services that need them, as the container image starts them (scripts/node-flags.json).
 const NODE_FLAGS = JSON.parse(readFileSync(path.join(root, "scripts", "node-flags.json"), "utf8"));
-const services = wanted.filter((name) => existsSync(path.join(root, "services", name, "dist", "main.js")));
+// Lanes (scripts/lanes.json): another process of a service, with settings of its own. The
+// dispatcher's high lane works OTPs and sends marked high at nice 0 while the dispatcher of
+// normal and bulk steps back with the other background workers; without the lane (SERVICES
+// without it) the dispatcher works every class.
+const LANES = JSON.parse(readFileSync(path.join(root, "scripts", "lanes.json"), "utf8"));
+const serviceOf = (name) => LANES[name]?.service ?? name;
+const services = wanted.filter((name) =>
+  existsSync(path.join(root, "services", serviceOf(name), "dist", "main.js")),
+);
+const laneEnv = Object.fromEntries(services.map((name) => [name, { ...LANES[name]?.env }]));
+for (const lane of services.filter((name) => LANES[name]))
+  for (const [other, env] of Object.entries(LANES[lane].narrows ?? {}))
+    if (laneEnv[other]) Object.assign(laneEnv[other], env);
 
 const children = new Map();
 let stopping = false;
@@ -65,12 +79,13 @@ for (const name of services) {
     process.execPath,
     [
       "--enable-source-maps",
-      ...(NODE_FLAGS[name] ?? []),
-      path.join(root, "services", name, "dist", "main.js"),
+      ...(NODE_FLAGS[serviceOf(name)] ?? []),
+      path.join(root, "services", serviceOf(name), "dist", "main.js"),
     ],
     {
       env: {
         ...process.env,
+        ...laneEnv[name],
         PORT: PORTS[name] ?? "0",
         ...(HEALTH_PORTS[name] && { HEALTH_PORT: HEALTH_PORTS[name] }),
         ...(BACKGROUND.has(name) ? { PROCESS_NICE: BACKGROUND_NICE } : {}),

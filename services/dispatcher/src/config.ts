@@ -1,5 +1,13 @@
 import { commonSettings, envInt, loadConfig, segmentSettings, z } from "@sms/config";
+import { PRIORITIES } from "@sms/queues";
 import { encryptionKeySetting } from "@sms/secret-box";
+
+/** A comma-separated list of dispatch classes, each once. */
+const dispatchClasses = z
+  .string()
+  .default(PRIORITIES.join(","))
+  .transform((value) => [...new Set(value.split(",").map((name) => name.trim()))])
+  .pipe(z.array(z.enum(PRIORITIES)).min(1));
 
 const DispatcherSettings = z.object({
   ...commonSettings,
@@ -12,6 +20,12 @@ const DispatcherSettings = z.object({
   DISPATCH_CONCURRENCY_HIGH: envInt(24, 1, 1000),
   DISPATCH_CONCURRENCY_NORMAL: envInt(16, 1, 1000),
   DISPATCH_CONCURRENCY_BULK: envInt(8, 1, 1000),
+  /**
+   * The classes this replica works, comma-separated. Replicas of `high` alone, beside replicas
+   * of `normal,bulk`, give one-time passwords a lane of their own: processes (or pods) whose CPU
+   * a campaign never takes, and carrier windows it never fills (docs/fairness.md#lanes).
+   */
+  DISPATCH_CLASSES: dispatchClasses,
   /** Tries of a message that end in "retry later" before it is left to the scheduler's reconciler. */
   DISPATCH_MAX_ATTEMPTS: envInt(10, 1, 100),
   /** Wait before a message's first retry, doubled on each further one (capped at 5 minutes). */

@@ -3,7 +3,6 @@ import type { Logger } from "@sms/logger";
 import {
   createDispatchProducer,
   DISPATCH_QUEUES,
-  PRIORITIES,
   type DispatchJob,
   type Job,
   type Priority,
@@ -144,7 +143,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   };
   // One worker per class, each with slots of its own: the classes are weighted by their
   // slots, so a campaign in bulk never takes the slots an OTP needs, and bulk never starves.
-  const workers = PRIORITIES.map((priority) =>
+  const workers = config.DISPATCH_CLASSES.map((priority) =>
     registerWorker<DispatchJob>(
       queueContext,
       DISPATCH_QUEUES[priority],
@@ -183,7 +182,11 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     isShuttingDown: () => stopping,
     metrics,
   });
-  logger.info("dispatcher started", { port: healthServer.port, carriers: carriers.status() });
+  logger.info("dispatcher started", {
+    port: healthServer.port,
+    classes: config.DISPATCH_CLASSES,
+    carriers: carriers.status(),
+  });
   return {
     port: healthServer.port,
     carriers,

@@ -40,6 +40,8 @@ export interface DispatchWorld {
   producer: DispatchProducer;
   /** Another account with the ACME sender id and plenty of credits; @defaultValue messagesPerSecond 100000 */
   createAccount(options?: { messagesPerSecond?: number }): Promise<string>;
+  /** Another dispatcher replica on the same world (its settings: the first one's with `env` over them), stopped with it. */
+  startReplica(env: Record<string, string>): Promise<RunningDispatcher>;
   send(to: string, text: string): Promise<PreparedMessage>;
   waitForStatus(messageId: string, statuses: string[], timeoutMs?: number): Promise<string>;
   stop(): Promise<void>;
@@ -111,19 +113,24 @@ export async function startDispatchWorld(
     logger,
     options: { maxSegments: 10, creditsPerSegment: 1 },
   });
-  const config = loadDispatcherConfig({
+  const settings = {
     ...world.env,
     PORT: "0",
     CARRIER_REFRESH_MS: "200",
     SUBMIT_TIMEOUT_MS: "1500",
     THROTTLE_BACKOFF_MS: "20",
     ...(options.env ?? {}),
-  });
-  const dispatcher = await startDispatcher(config, logger);
+  };
   const reachable = carriers.filter((c) => c.port === undefined).map((c) => c.id);
-  await waitFor(() => reachable.every((id) => (dispatcher.carriers.status()[id]?.bound ?? 0) > 0), {
-    what: "carrier binds",
-  });
+  const startBound = async (env: Record<string, string>) => {
+    const started = await startDispatcher(loadDispatcherConfig({ ...settings, ...env }), logger);
+    await waitFor(() => reachable.every((id) => (started.carriers.status()[id]?.bound ?? 0) > 0), {
+      what: "carrier binds",
+    });
+    return started;
+  };
+  const dispatcher = await startBound({});
+  const replicas: RunningDispatcher[] = [];
   return {
     world,
     db,
@@ -145,6 +152,11 @@ export async function startDispatchWorld(
       });
       return id;
     },
+    async startReplica(env) {
+      const replica = await startBound(env);
+      replicas.push(replica);
+      return replica;
+    },
     send: (to, text) =>
       acceptance.acceptor.acceptOne(
         { id: accountId, senderIds: new Set(["ACME"]) },
@@ -164,6 +176,7 @@ export async function startDispatchWorld(
       return row.status;
     },
     async stop() {
+      for (const replica of replicas) await replica.stop();
       await dispatcher.stop();
       await acceptance.close();
       await producer.close();
