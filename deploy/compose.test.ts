@@ -8,6 +8,21 @@ const deployed = readdirSync(path.join(root, "services")).filter(
   (name) => name !== "admin-cli" && existsSync(path.join(root, "services", name, "src", "main.ts")),
 );
 
+interface Lane {
+  service: string;
+  env?: Record<string, string>;
+  narrows?: Record<string, Record<string, string>>;
+}
+/** Lanes (scripts/lanes.json): another container of a service, with settings of its own. */
+const lanes: Record<string, Lane> = JSON.parse(
+  readFileSync(path.join(root, "scripts", "lanes.json"), "utf8"),
+);
+/** Each compose service that runs a service of the repository, and the service it runs. */
+const containers: [string, string][] = [
+  ...deployed.map((name): [string, string] => [name, name]),
+  ...Object.entries(lanes).map(([lane, { service }]): [string, string] => [lane, service]),
+];
+
 /**
  * The port a service answers /readyz on when nothing is set: HEALTH_PORT where it has one (the
  * gateway, the dashboard), the carrier simulator's HTTP port, else PORT.
@@ -23,22 +38,32 @@ function defaultHealthPort(name: string): string {
 
 // No Docker engine on these machines: what can be checked without one is checked here.
 describe("docker-compose.yml", () => {
-  it.each(deployed)(
-    "runs %s from the one image, with a healthcheck on the /readyz of its health port",
-    (name) => {
+  it.each(containers)(
+    "runs %s (the service %s) from the one image, with a healthcheck on the /readyz of its health port",
+    (name, runs) => {
       const service = compose.services[name];
       expect(service).toBeDefined();
       expect(service.image).toBe("sms-platform:local");
-      expect(service.command).toEqual([name]);
-      const port = service.environment?.HEALTH_PORT ?? service.environment?.PORT ?? defaultHealthPort(name);
+      expect(service.command).toEqual([runs]);
+      const port = service.environment?.HEALTH_PORT ?? service.environment?.PORT ?? defaultHealthPort(runs);
       expect(service.healthcheck.test.join(" ")).toContain(`127.0.0.1:${port}/readyz`);
+    },
+  );
+
+  it.each(Object.entries(lanes))(
+    "runs the lane %s with its settings, started as its service is, and narrows the services beside it",
+    (name, lane) => {
+      expect(compose.services[name].environment).toMatchObject(lane.env ?? {});
+      expect(compose.services[name].depends_on).toEqual(compose.services[lane.service].depends_on);
+      for (const [other, env] of Object.entries(lane.narrows ?? {}))
+        expect(compose.services[other].environment).toMatchObject(env);
     },
   );
 
   it("applies the migrations before any service starts, after PostgreSQL is healthy", () => {
     expect(compose.services.migrate.command).toEqual(["migrate"]);
     expect(compose.services.migrate.depends_on.postgres.condition).toBe("service_healthy");
-    for (const name of deployed) {
+    for (const [name] of containers) {
       expect(compose.services[name].depends_on.migrate.condition).toBe("service_completed_successfully");
     }
   });

@@ -19,7 +19,19 @@ async function check(...dirs: string[]): Promise<{ code: number; report: Report 
   }
 }
 
-const WORKERS_ON_QUEUE_DEPTH = ["dispatcher", "webhook-delivery"];
+const WORKERS_ON_QUEUE_DEPTH = ["dispatcher", "dispatcher-high", "webhook-delivery"];
+
+interface Lane {
+  service: string;
+  env?: Record<string, string>;
+  narrows?: Record<string, Record<string, string>>;
+}
+/** Lanes (scripts/lanes.json): another Deployment of a service, with settings of its own. */
+const lanes: Record<string, Lane> = JSON.parse(
+  readFileSync(path.join(root, "scripts", "lanes.json"), "utf8"),
+);
+/** The values of the dispatcher's DISPATCH_CLASSES (services/dispatcher/src/config.ts), its default all. */
+const DISPATCH_CLASSES = ["high", "normal", "bulk"];
 
 describe("the Kubernetes manifests (deploy/k8s)", () => {
   it("render, match the Kubernetes and KEDA schemas and deploy every service properly, base and overlays", async () => {
@@ -34,10 +46,7 @@ describe("the Kubernetes manifests (deploy/k8s)", () => {
   }, 30_000);
 
   it("the example overlay sets the namespace, the image and KEDA's Prometheus address", async () => {
-    const { stdout } = await run(process.execPath, ["-e", renderSnippet("deploy/k8s/overlays/example")], {
-      cwd: root,
-    });
-    const objects: any[] = JSON.parse(stdout);
+    const objects = await render("deploy/k8s/overlays/example");
     const gateway = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "api-gateway");
     expect(gateway.metadata.namespace).toBe("sms");
     expect(gateway.spec.template.spec.containers[0].image).toBe("registry.example.com/sms-platform:1.0.0");
@@ -45,6 +54,84 @@ describe("the Kubernetes manifests (deploy/k8s)", () => {
     expect(scaler.spec.triggers[0].metadata.serverAddress).toBe(
       "http://prometheus-operated.monitoring.svc:9090",
     );
+  });
+
+  describe("lanes (scripts/lanes.json): a service in Deployments of its own", () => {
+    let objects: any[];
+    beforeAll(async () => {
+      objects = await render("deploy/k8s/base");
+    });
+    const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
+    const deployment = (name: string) => ofKind("Deployment").find((d) => d.metadata.name === name);
+    const container = (name: string) =>
+      deployment(name)?.spec.template.spec.containers.find(
+        (c: any) => c.args?.[0] === (lanes[name]?.service ?? name),
+      );
+    const envOf = (c: any): Record<string, string> =>
+      Object.fromEntries((c?.env ?? []).map((e: any) => [e.name, e.value]));
+
+    // deploy:check checks each service's Deployment (probes on its port, scraping, resources); a
+    // lane is checked here against its service's.
+    it.each(Object.entries(lanes))(
+      "runs the lane %s as its service, with the service's probes, ports and scraping, and its own settings",
+      (name, lane) => {
+        const own = container(name);
+        const theirs = container(lane.service);
+        expect(own).toBeDefined();
+        expect(own.args).toEqual(theirs.args);
+        expect(envOf(own)).toMatchObject(lane.env ?? {});
+        expect(envOf(own).PORT).toBe(envOf(theirs).PORT);
+        for (const field of ["ports", "readinessProbe", "livenessProbe", "startupProbe", "securityContext"])
+          expect(own[field]).toEqual(theirs[field]);
+        expect(own.resources.requests).toEqual({ cpu: expect.anything(), memory: expect.anything() });
+        expect(own.resources.limits.memory).toBeDefined();
+        expect(deployment(name).spec.template.metadata.annotations).toEqual(
+          deployment(lane.service).spec.template.metadata.annotations,
+        );
+        const scalers = [...ofKind("ScaledObject"), ...ofKind("HorizontalPodAutoscaler")].filter(
+          (s) => s.spec.scaleTargetRef.name === name,
+        );
+        expect(scalers).toHaveLength(1);
+        for (const [other, env] of Object.entries(lane.narrows ?? {}))
+          expect(envOf(container(other))).toMatchObject(env);
+      },
+    );
+
+    it("each Deployment's selector and each PodDisruptionBudget select the pods of one Deployment", () => {
+      const pods = ofKind("Deployment").map((d) => [d.metadata.name, d.spec.template.metadata.labels]);
+      const selected = (selector: any) =>
+        pods
+          .filter(([, labels]) =>
+            Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value),
+          )
+          .map(([name]) => name);
+      for (const d of ofKind("Deployment")) expect(selected(d.spec.selector)).toEqual([d.metadata.name]);
+      for (const pdb of ofKind("PodDisruptionBudget")) expect(selected(pdb.spec.selector)).toHaveLength(1);
+    });
+
+    it("each dispatch class is worked by one Deployment, whose scaler counts its queue and no other", () => {
+      const worker = new Map<string, string>();
+      const dispatchers = ofKind("Deployment").filter((d) =>
+        d.spec.template.spec.containers.some((c: any) => c.args?.[0] === "dispatcher"),
+      );
+      for (const d of dispatchers) {
+        const name: string = d.metadata.name;
+        const classes = (envOf(container(name)).DISPATCH_CLASSES ?? DISPATCH_CLASSES.join(","))
+          .split(",")
+          .map((c) => c.trim());
+        for (const c of classes) {
+          expect(worker.get(c)).toBeUndefined();
+          worker.set(c, name);
+        }
+        const queries = ofKind("ScaledObject")
+          .filter((s) => s.spec.scaleTargetRef.name === name)
+          .flatMap((s) => s.spec.triggers.map((t: any) => t.metadata.query as string));
+        expect(queries).toHaveLength(1);
+        const counted = DISPATCH_CLASSES.filter((c) => countsQueue(queries[0]!, `sms.dispatch.${c}`));
+        expect(counted.sort()).toEqual([...classes].sort());
+      }
+      expect([...worker.keys()].sort()).toEqual([...DISPATCH_CLASSES].sort());
+    });
   });
 
   describe("catch a broken manifest", () => {
@@ -117,6 +204,21 @@ describe("the Kubernetes manifests (deploy/k8s)", () => {
     });
   });
 });
+
+async function render(dir: string): Promise<any[]> {
+  const { stdout } = await run(process.execPath, ["-e", renderSnippet(dir)], { cwd: root });
+  return JSON.parse(stdout);
+}
+
+/** Whether a PromQL query's queue matchers (queue="…" or queue=~"…", anchored as PromQL anchors them) take this queue. */
+function countsQueue(query: string, queue: string): boolean {
+  const matchers = [...query.matchAll(/\bqueue(=~|=)"((?:[^"\\]|\\.)*)"/g)];
+  if (matchers.length === 0) throw new Error(`no queue matcher in ${query}`);
+  return matchers.some(([, op, quoted]) => {
+    const value = quoted!.replace(/\\(.)/g, "$1");
+    return op === "=" ? value === queue : new RegExp(`^(?:${value})$`).test(queue);
+  });
+}
 
 function renderSnippet(dir: string): string {
   return `import("./deploy/check/render.mjs").then(({ renderKustomization }) =>

@@ -46,8 +46,21 @@ export async function schemaProblems(objects) {
   return problems;
 }
 
-/** The services of the repository (services/<name>/src/main.ts) and the ports each listens on by default. */
+/**
+ * The services of the repository (services/<name>/src/main.ts) and the ports each listens on by
+ * default, then the lanes of scripts/lanes.json (another Deployment of a service, its `command`).
+ */
 export function repositoryServices(root) {
+  const services = ownServices(root);
+  const lanes = JSON.parse(readFileSync(path.join(root, "scripts", "lanes.json"), "utf8"));
+  const laneEntries = Object.entries(lanes).flatMap(([name, lane]) => {
+    const service = services.find((s) => s.name === lane.service);
+    return service ? [{ ...service, name, command: lane.service }] : [];
+  });
+  return [...services, ...laneEntries];
+}
+
+function ownServices(root) {
   const servicesDir = path.join(root, "services");
   return readdirSync(servicesDir)
     .filter((name) => !NOT_DEPLOYED.has(name) && existsSync(path.join(servicesDir, name, "src", "main.ts")))
@@ -123,15 +136,15 @@ function resourceProblems(name, container) {
 export function serviceProblems(objects, services, metricNames) {
   const problems = [];
   const byKind = (kind) => objects.filter((o) => o.kind === kind);
-  for (const { name, defaultPort, defaultHealthPort } of services) {
+  for (const { name, command = name, defaultPort, defaultHealthPort } of services) {
     const deployment = byKind("Deployment").find((d) => d.metadata.name === name);
     if (!deployment) {
       problems.push(`${name}: no Deployment`);
       continue;
     }
-    const container = deployment.spec.template.spec.containers.find((c) => c.args?.[0] === name);
+    const container = deployment.spec.template.spec.containers.find((c) => c.args?.[0] === command);
     if (!container) {
-      problems.push(`${name}: no container runs the service (args ["${name}"])`);
+      problems.push(`${name}: no container runs the service (args ["${command}"])`);
       continue;
     }
     const portEnv = container.env?.find((e) => e.name === "PORT")?.value;
