@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
+import { lanes } from "./lanes";
 
 const root = path.resolve(__dirname, "..");
 const compose = parse(readFileSync(path.join(root, "docker-compose.yml"), "utf8"), { merge: true });
@@ -8,15 +9,6 @@ const deployed = readdirSync(path.join(root, "services")).filter(
   (name) => name !== "admin-cli" && existsSync(path.join(root, "services", name, "src", "main.ts")),
 );
 
-interface Lane {
-  service: string;
-  env?: Record<string, string>;
-  narrows?: Record<string, Record<string, string>>;
-}
-/** Lanes (scripts/lanes.json): another container of a service, with settings of its own. */
-const lanes: Record<string, Lane> = JSON.parse(
-  readFileSync(path.join(root, "scripts", "lanes.json"), "utf8"),
-);
 /** Each compose service that runs a service of the repository, and the service it runs. */
 const containers: [string, string][] = [
   ...deployed.map((name): [string, string] => [name, name]),

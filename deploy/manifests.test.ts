@@ -3,6 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { lanes } from "./lanes";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "..");
@@ -21,15 +22,6 @@ async function check(...dirs: string[]): Promise<{ code: number; report: Report 
 
 const WORKERS_ON_QUEUE_DEPTH = ["dispatcher", "dispatcher-high", "webhook-delivery"];
 
-interface Lane {
-  service: string;
-  env?: Record<string, string>;
-  narrows?: Record<string, Record<string, string>>;
-}
-/** Lanes (scripts/lanes.json): another Deployment of a service, with settings of its own. */
-const lanes: Record<string, Lane> = JSON.parse(
-  readFileSync(path.join(root, "scripts", "lanes.json"), "utf8"),
-);
 /** The values of the dispatcher's DISPATCH_CLASSES (services/dispatcher/src/config.ts), its default all. */
 const DISPATCH_CLASSES = ["high", "normal", "bulk"];
 
