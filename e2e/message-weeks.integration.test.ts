@@ -73,16 +73,26 @@ async function seqScans(partitions: string[]): Promise<number> {
 /**
  * Ends every connection of the path to the database (its pools open new ones when next used):
  * a backend reports its scan counters as it exits, so they can be read now rather than when it
- * next goes idle for ten seconds.
+ * next goes idle for ten seconds. Waits for those backends to be gone, not for none to be left:
+ * a loop of the path (the dispatcher's carrier refresh) may open a new one meanwhile.
  */
 async function closePathConnections() {
-  const others =
-    "datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'";
-  await stats.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE ${others}`);
+  // Chosen first, ended after: in one statement PostgreSQL may call pg_terminate_backend before
+  // it filters the rows, on any backend of the server.
+  const { rows } = await stats.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+       AND backend_type = 'client backend'`,
+  );
+  const ended = rows.map((row) => row.pid);
+  await stats.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [ended]);
   await waitFor(
     async () =>
-      (await stats.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${others}`))
-        .rows[0]!.n === 0,
+      (
+        await stats.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1::int[])",
+          [ended],
+        )
+      ).rows[0]!.n === 0,
     { what: "the path's connections closed" },
   );
 }
