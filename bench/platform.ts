@@ -6,7 +6,7 @@ import crypto from "node:crypto";
 import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { hashPassword } from "@sms/auth";
-import { laneSettings, startService, stopService } from "./support";
+import { isRunnable, laneSettings, startService, stopService } from "./support";
 
 /** What scripts/run-all.mjs starts, the carrier simulator aside (the high lane last, to keep the others' ports). */
 const SERVICES = [
@@ -101,8 +101,9 @@ export async function startPlatform(options: {
     for (const child of [...processes.values()].reverse()) await stopService(child);
   };
   try {
-    const lanes = laneSettings(SERVICES);
+    const lanes = laneSettings(SERVICES.filter(isRunnable));
     for (const [i, name] of SERVICES.entries()) {
+      if (!isRunnable(name)) continue;
       // base+12 is the smpp-server's SMPP port, base+13… Kannel's in bench:e2e.
       const port = String(options.base + (name === "dispatcher-high" ? 16 : 3 + i));
       // The gateway's and the dashboard's /readyz are on their internal port.

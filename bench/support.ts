@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { generateApiKey, PERMISSIONS } from "@sms/auth";
@@ -89,6 +89,11 @@ interface Lane {
 const LANES: Record<string, Lane> = JSON.parse(
   readFileSync(path.join(root, "scripts", "lanes.json"), "utf8"),
 );
+
+/** Whether `name` is a built service or a lane of one: npm start skips the others, and so do the benches. */
+export function isRunnable(name: string): boolean {
+  return existsSync(path.join(root, "services", LANES[name]?.service ?? name, "dist", "main.js"));
+}
 
 /** Each process's settings from the lanes among `names`: a lane's own, and what it narrows in the others. */
 export function laneSettings(names: readonly string[]): Record<string, Record<string, string>> {
