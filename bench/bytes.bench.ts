@@ -32,17 +32,27 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 interface TableFigures {
   table: string;
   bytes: number;
+  /** Of `bytes`, the heap's free space (pgstattuple_approx): dead versions the VACUUM freed for reuse. */
+  free: number;
   inserted: number;
   updated: number;
   deleted: number;
 }
 
 /** Every user table's size and its row writes so far (the statistics of this database only). */
-async function readTables(db: pg.Client): Promise<Map<string, TableFigures>> {
-  const { rows } = await db.query<{ table: string; bytes: string; ins: string; upd: string; del: string }>(
+async function readTables(db: pg.Client, withFree = false): Promise<Map<string, TableFigures>> {
+  const { rows } = await db.query<{
+    table: string;
+    bytes: string;
+    free: string;
+    ins: string;
+    upd: string;
+    del: string;
+  }>(
     // A partitioned table's figures are its partitions' together.
     `SELECT COALESCE((SELECT inhparent::regclass::text FROM pg_inherits WHERE inhrelid = relid), relname) AS table,
             sum(pg_total_relation_size(relid)) AS bytes,
+            ${withFree ? "sum(CASE WHEN (SELECT relkind FROM pg_class WHERE oid = relid) = 'r' THEN (pgstattuple_approx(relid)).approx_free_space ELSE 0 END)" : "0"} AS free,
             sum(n_tup_ins) AS ins, sum(n_tup_upd) AS upd, sum(n_tup_del) AS del
      FROM pg_stat_user_tables WHERE schemaname = 'public' GROUP BY 1`,
   );
@@ -52,6 +62,7 @@ async function readTables(db: pg.Client): Promise<Map<string, TableFigures>> {
       {
         table: r.table,
         bytes: Number(r.bytes),
+        free: Number(r.free),
         inserted: Number(r.ins),
         updated: Number(r.upd),
         deleted: Number(r.del),
@@ -151,13 +162,18 @@ async function main(): Promise<void> {
     await sleep(1500);
     const integrity = await readIntegrity(db);
     execFileSync("psql", [databaseUrl, "-qc", "VACUUM ANALYZE"], { stdio: "inherit", cwd: root });
-    const after = await readTables(db);
+    // These machines run PostgreSQL with autovacuum off: the updates' dead versions stay in the
+    // files until this VACUUM frees them for reuse (it does not shrink the files). Where autovacuum
+    // keeps up, new rows fill that space instead of growing the files.
+    await db.query("CREATE EXTENSION IF NOT EXISTS pgstattuple");
+    const after = await readTables(db, true);
     const tables = [...after.values()]
       .map((t) => {
         const b = before.get(t.table);
         return {
           table: t.table,
           bytes: t.bytes,
+          free: t.free,
           inserted: t.inserted - (b?.inserted ?? 0),
           updated: t.updated - (b?.updated ?? 0),
           deleted: t.deleted - (b?.deleted ?? 0),
@@ -176,16 +192,16 @@ async function main(): Promise<void> {
         .join(" ")}`,
     );
     console.log(
-      `  ${"table".padEnd(24)} ${"bytes/msg".padStart(10)} ${"ins/msg".padStart(8)} ${"upd/msg".padStart(8)} ${"del/msg".padStart(8)}`,
+      `  ${"table".padEnd(24)} ${"bytes/msg".padStart(10)} ${"free/msg".padStart(9)} ${"ins/msg".padStart(8)} ${"upd/msg".padStart(8)} ${"del/msg".padStart(8)}`,
     );
     for (const t of tables)
       console.log(
-        `  ${t.table.padEnd(24)} ${(t.bytes / accepted).toFixed(0).padStart(10)} ${per(t.inserted).padStart(8)} ${per(t.updated).padStart(8)} ${per(t.deleted).padStart(8)}`,
+        `  ${t.table.padEnd(24)} ${(t.bytes / accepted).toFixed(0).padStart(10)} ${(t.free / accepted).toFixed(0).padStart(9)} ${per(t.inserted).padStart(8)} ${per(t.updated).padStart(8)} ${per(t.deleted).padStart(8)}`,
       );
     const sum = (pick: (t: TableFigures) => number) => tables.reduce((s, t) => s + pick(t), 0);
     const writes = sum((t) => t.inserted + t.updated + t.deleted);
     console.log(
-      `  ${"total".padEnd(24)} ${(sum((t) => t.bytes) / accepted).toFixed(0).padStart(10)} ${per(sum((t) => t.inserted)).padStart(8)} ${per(sum((t) => t.updated)).padStart(8)} ${per(sum((t) => t.deleted)).padStart(8)}`,
+      `  ${"total".padEnd(24)} ${(sum((t) => t.bytes) / accepted).toFixed(0).padStart(10)} ${(sum((t) => t.free) / accepted).toFixed(0).padStart(9)} ${per(sum((t) => t.inserted)).padStart(8)} ${per(sum((t) => t.updated)).padStart(8)} ${per(sum((t) => t.deleted)).padStart(8)}`,
     );
     console.log(`  row writes per message ${per(writes)}   (target: ≤ 1,536 bytes per message)`);
     console.log(`  integrity: ${JSON.stringify(integrity)}`);
