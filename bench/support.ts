@@ -104,6 +104,12 @@ export function laneSettings(names: readonly string[]): Record<string, Record<st
   return settings;
 }
 
+/** Every service a bench started: a bench that fails half-way (a service that never became ready) leaves none running. */
+const started = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const child of started) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
 /** Starts a built service (or a lane of one) as its own process and waits for its /readyz. */
 export async function startService(
   name: string,
@@ -129,6 +135,8 @@ export async function startService(
       stdio: ["ignore", "inherit", "inherit"],
     },
   );
+  started.add(child);
+  child.once("exit", () => started.delete(child));
   const deadline = Date.now() + 20_000;
   for (;;) {
     try {
