@@ -6,6 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { generateApiKey, PERMISSIONS } from "@sms/auth";
 import { newId } from "@sms/ids";
+import { serviceOf } from "../scripts/lanes.mjs";
 
 export const root = path.resolve(__dirname, "../..");
 
@@ -80,28 +81,9 @@ const NODE_FLAGS: Record<string, string[]> = JSON.parse(
   readFileSync(path.join(root, "scripts", "node-flags.json"), "utf8"),
 );
 
-/** Lanes: another process of a service with settings of its own (scripts/lanes.json, as npm start reads it). */
-interface Lane {
-  service: string;
-  env: Record<string, string>;
-  narrows?: Record<string, Record<string, string>>;
-}
-const LANES: Record<string, Lane> = JSON.parse(
-  readFileSync(path.join(root, "scripts", "lanes.json"), "utf8"),
-);
-
 /** Whether `name` is a built service or a lane of one: npm start skips the others, and so do the benches. */
 export function isRunnable(name: string): boolean {
-  return existsSync(path.join(root, "services", LANES[name]?.service ?? name, "dist", "main.js"));
-}
-
-/** Each process's settings from the lanes among `names`: a lane's own, and what it narrows in the others. */
-export function laneSettings(names: readonly string[]): Record<string, Record<string, string>> {
-  const settings = Object.fromEntries(names.map((name) => [name, { ...LANES[name]?.env }]));
-  for (const lane of names.filter((name) => LANES[name]))
-    for (const [other, env] of Object.entries(LANES[lane]!.narrows ?? {}))
-      if (settings[other]) Object.assign(settings[other], env);
-  return settings;
+  return existsSync(path.join(root, "services", serviceOf(name), "dist", "main.js"));
 }
 
 /** Every service a bench started: a bench that fails half-way (a service that never became ready) leaves none running. */
@@ -119,10 +101,10 @@ export async function startService(
   const child = spawn(
     process.execPath,
     [
-      ...(NODE_FLAGS[LANES[name]?.service ?? name] ?? []),
+      ...(NODE_FLAGS[serviceOf(name)] ?? []),
       // Last, so a run can override them (a flag given twice takes its last value).
       ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
-      path.join(root, "services", LANES[name]?.service ?? name, "dist", "main.js"),
+      path.join(root, "services", serviceOf(name), "dist", "main.js"),
     ],
     {
       env: {
@@ -168,3 +150,5 @@ export async function stopService(child: ChildProcess): Promise<void> {
   child.kill("SIGTERM");
   await exited;
 }
+
+export { laneSettings } from "../scripts/lanes.mjs";

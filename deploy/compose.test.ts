@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
-import { lanes } from "./lanes";
+import { lanes } from "../scripts/lanes.mjs";
 
 const root = path.resolve(__dirname, "..");
 const compose = parse(readFileSync(path.join(root, "docker-compose.yml"), "utf8"), { merge: true });

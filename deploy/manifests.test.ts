@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { lanes } from "./lanes";
+import { lanes } from "../scripts/lanes.mjs";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "..");
@@ -48,7 +48,7 @@ describe("the Kubernetes manifests (deploy/k8s)", () => {
     );
   });
 
-  describe("lanes (scripts/lanes.json): a service in Deployments of its own", () => {
+  describe("lanes (scripts/lanes.mjs): a service in Deployments of its own", () => {
     let objects: any[];
     beforeAll(async () => {
       objects = await render("deploy/k8s/base");

@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { laneSettings, serviceOf } from "./lanes.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 // Order matters for start-up only in that upstreams come first.
@@ -50,19 +51,12 @@ const BACKGROUND = new Set(
 const BACKGROUND_NICE = process.env.BACKGROUND_NICE ?? "10";
 // V8 flags of the services that need them, as the container image starts them (scripts/node-flags.json).
 const NODE_FLAGS = JSON.parse(readFileSync(path.join(root, "scripts", "node-flags.json"), "utf8"));
-// Lanes (scripts/lanes.json): another process of a service, with settings of its own. The
-// dispatcher's high lane works OTPs and sends marked high at nice 0 while the dispatcher of
-// normal and bulk steps back with the other background workers; without the lane (SERVICES
-// without it) the dispatcher works every class.
-const LANES = JSON.parse(readFileSync(path.join(root, "scripts", "lanes.json"), "utf8"));
-const serviceOf = (name) => LANES[name]?.service ?? name;
+// A lane (scripts/lanes.mjs) runs another service's bundle: the dispatcher's high lane works OTPs
+// at nice 0 while the dispatcher of normal and bulk steps back with the other background workers.
 const services = wanted.filter((name) =>
   existsSync(path.join(root, "services", serviceOf(name), "dist", "main.js")),
 );
-const laneEnv = Object.fromEntries(services.map((name) => [name, { ...LANES[name]?.env }]));
-for (const lane of services.filter((name) => LANES[name]))
-  for (const [other, env] of Object.entries(LANES[lane].narrows ?? {}))
-    if (laneEnv[other]) Object.assign(laneEnv[other], env);
+const laneEnv = laneSettings(services);
 
 const children = new Map();
 let stopping = false;

@@ -3,6 +3,7 @@
 // the operator docs promise: a Deployment running that service, probes on the port
 // the service listens on, resources, a PodDisruptionBudget and a scaler.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { lanes } from "../../scripts/lanes.mjs";
 import path from "node:path";
 
 /** Services that are deliberately not scaled: why, in one line each (the docs repeat it). */
@@ -48,11 +49,10 @@ export async function schemaProblems(objects) {
 
 /**
  * The services of the repository (services/<name>/src/main.ts) and the ports each listens on by
- * default, then the lanes of scripts/lanes.json (another Deployment of a service, its `command`).
+ * default, then the lanes of scripts/lanes.mjs (another Deployment of a service, its `command`).
  */
 export function repositoryServices(root) {
   const services = ownServices(root);
-  const lanes = JSON.parse(readFileSync(path.join(root, "scripts", "lanes.json"), "utf8"));
   const laneEntries = Object.entries(lanes).flatMap(([name, lane]) => {
     const service = services.find((s) => s.name === lane.service);
     return service ? [{ ...service, name, command: lane.service }] : [];
