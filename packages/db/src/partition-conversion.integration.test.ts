@@ -4,7 +4,7 @@ import path from "node:path";
 import pg from "pg";
 import { encodeUlid } from "@sms/ids";
 import { withDatabase } from "@sms/testing";
-import { listPartitions } from "./partitions";
+import { listPartitions, type PartitionedTable } from "./partitions";
 
 /*
  * The four migrations that turn carrier_receipts into a partitioned table
@@ -43,6 +43,22 @@ afterAll(async () => {
   await admin?.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   await admin?.end();
 });
+
+/**
+ * A converted table's partitions: its legacy and default ones, and `count` periods from the
+ * legacy one's end on, the first starting there. Returns that end and the periods.
+ */
+async function expectConverted(table: PartitionedTable, count: number) {
+  const partitions = await listPartitions(pool, table);
+  expect(partitions.map((p) => p.name)).toEqual(
+    expect.arrayContaining([`${table}_legacy`, `${table}_default`]),
+  );
+  const periods = partitions.filter((p) => p.name.startsWith(`${table}_p`));
+  expect(periods).toHaveLength(count);
+  const legacy = partitions.find((p) => p.name === `${table}_legacy`)!;
+  expect(periods[0]!.from).toEqual(legacy.to);
+  return { legacyEnd: legacy.to!, periods };
+}
 
 async function apply(name: string): Promise<void> {
   await pool.query(readFileSync(path.join(MIGRATIONS, name, "migration.sql"), "utf8"));
@@ -162,16 +178,9 @@ it("converts outbox_events and webhook_deliveries while events keep coming: none
   );
   expect(slowest).toBeLessThan(1000);
   for (const table of ["outbox_events", "webhook_deliveries"] as const) {
-    const partitions = await listPartitions(pool, table);
-    expect(partitions.map((p) => p.name)).toEqual(
-      expect.arrayContaining([`${table}_legacy`, `${table}_default`]),
-    );
     // A week of days from the bound on, the bound being the start of the day after tomorrow.
-    const days = partitions.filter((p) => p.name.startsWith(`${table}_p`));
-    expect(days).toHaveLength(7);
-    const legacy = partitions.find((p) => p.name === `${table}_legacy`)!;
-    expect(days[0]!.from).toEqual(legacy.to);
-    expect(legacy.to!.getTime()).toBe(Math.floor(Date.now() / 86_400_000) * 86_400_000 + 2 * 86_400_000);
+    const { legacyEnd } = await expectConverted(table, 7);
+    expect(legacyEnd.getTime()).toBe(Math.floor(Date.now() / 86_400_000) * 86_400_000 + 2 * 86_400_000);
   }
   // A new event lands in its day's partition once the day has one.
   const future = `evt_${encodeUlid(Date.now() + 3 * 86_400_000, crypto.randomBytes(10))}`;
@@ -235,18 +244,11 @@ it("converts the message tables while messages keep coming: none lost, keys, tri
   expect(inserted).toBeGreaterThan(10);
   for (const table of ["messages", "message_events", "message_segments"] as const) {
     expect(await count(`SELECT count(*)::int AS n FROM ${table}`)).toBe(total);
-    const partitions = await listPartitions(pool, table);
-    expect(partitions.map((p) => p.name)).toEqual(
-      expect.arrayContaining([`${table}_legacy`, `${table}_default`]),
-    );
     // 27 weeks from the bound on, the bound being a Monday (00:00 UTC) at least two days ahead.
-    const weeks = partitions.filter((p) => p.name.startsWith(`${table}_p`));
-    expect(weeks).toHaveLength(27);
-    const legacy = partitions.find((p) => p.name === `${table}_legacy`)!;
-    expect(weeks[0]!.from).toEqual(legacy.to);
-    expect(legacy.to!.getUTCDay()).toBe(1);
-    expect(legacy.to!.getTime() % 86_400_000).toBe(0);
-    expect(legacy.to!.getTime() - Date.now()).toBeGreaterThan(2 * 86_400_000 - 60_000);
+    const { legacyEnd, periods: weeks } = await expectConverted(table, 27);
+    expect(legacyEnd.getUTCDay()).toBe(1);
+    expect(legacyEnd.getTime() % 86_400_000).toBe(0);
+    expect(legacyEnd.getTime() - Date.now()).toBeGreaterThan(2 * 86_400_000 - 60_000);
     for (const week of weeks) expect(week.to!.getTime() - week.from!.getTime()).toBe(7 * 86_400_000);
   }
   // The validation scans let writes through, and the swap scans nothing under its locks.
