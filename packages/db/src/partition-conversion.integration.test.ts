@@ -60,6 +60,14 @@ async function expectConverted(table: PartitionedTable, count: number) {
   return { legacyEnd: legacy.to!, periods };
 }
 
+/** `count` ids of `prefix` whose times are `daysAgo(i)` days before now. */
+function idsDaysAgo(prefix: string, count: number, daysAgo: (i: number) => number): string[] {
+  return Array.from(
+    { length: count },
+    (_, i) => `${prefix}_${encodeUlid(Date.now() - daysAgo(i) * 86_400_000, crypto.randomBytes(10))}`,
+  );
+}
+
 async function apply(name: string): Promise<void> {
   await pool.query(readFileSync(path.join(MIGRATIONS, name, "migration.sql"), "utf8"));
 }
@@ -144,11 +152,7 @@ it("converts outbox_events and webhook_deliveries while events keep coming: none
   const webhookStep = migrations.indexOf(WEBHOOK_FIRST_STEP);
   expect(webhookStep).toBeGreaterThanOrEqual(firstStep + STEPS);
   for (const name of migrations.slice(firstStep + STEPS, webhookStep)) await apply(name);
-  const eventIds = (count: number, daysAgo: (i: number) => number) =>
-    Array.from(
-      { length: count },
-      (_, i) => `evt_${encodeUlid(Date.now() - daysAgo(i) * 86_400_000, crypto.randomBytes(10))}`,
-    );
+  const eventIds = (count: number, daysAgo: (i: number) => number) => idsDaysAgo("evt", count, daysAgo);
   const insertEvents = (ids: string[]) =>
     pool.query(
       `WITH e AS (
@@ -212,11 +216,7 @@ it("converts the message tables while messages keep coming: none lost, keys, tri
     `INSERT INTO accounts (id, name, balance, updated_at) VALUES ('acc_1', 'a', 1000000000, now())
      ON CONFLICT (id) DO UPDATE SET balance = 1000000000`,
   );
-  const messageIds = (count: number, daysAgo: (i: number) => number) =>
-    Array.from(
-      { length: count },
-      (_, i) => `msg_${encodeUlid(Date.now() - daysAgo(i) * 86_400_000, crypto.randomBytes(10))}`,
-    );
+  const messageIds = (count: number, daysAgo: (i: number) => number) => idsDaysAgo("msg", count, daysAgo);
   const insertMessages = (ids: string[]) =>
     pool.query(
       `WITH m AS (
