@@ -144,7 +144,7 @@ it("delivers the code over SMPP and verifies it once; the message log shows the 
   expect(rows[0].body_sealed).toBeNull();
   // message.* events carry the otp_id for the webhooks (docs/webhooks.md#payload).
   const events = await gw.db.pool.query(
-    "SELECT type, payload FROM outbox_events WHERE message_id = $1 ORDER BY sequence",
+    "SELECT type, message_event_data(message_id, sequence) AS payload FROM outbox_events WHERE message_id = $1 ORDER BY sequence",
     [messageId],
   );
   expect(events.rows.map((e) => e.type)).toEqual(["message.queued", "message.sent"]);

@@ -1,6 +1,5 @@
 import type pg from "pg";
 import { newId } from "@sms/ids";
-import { acceptedEventPayload } from "@sms/message-state";
 import type { PreparedMessage } from "./prepare";
 
 export interface BatchRow {
@@ -100,11 +99,12 @@ batches_in AS (
   SELECT account_id, -credits, balance_after, 'message_charge', id, created_at FROM m
 ), outbox_in AS (
   -- Its own columns, not a join with m: a plan made for small flushes must not make a
-  -- 10,000-message bulk a nested loop.
-  INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload, created_at)
-  SELECT e.id, e.account_id, e.message_id, 'message.queued', 1, e.payload::jsonb, e.created_at
-  FROM unnest($22::text[], $23::text[], $24::text[], $43::text[], $44::timestamptz[])
-    AS e(id, message_id, payload, account_id, created_at)
+  -- 10,000-message bulk a nested loop. No payload: its data is built from the message and
+  -- its history when read (@sms/message-state's status-event.ts).
+  INSERT INTO outbox_events (id, account_id, message_id, type, sequence, created_at)
+  SELECT e.id, e.account_id, e.message_id, 'message.queued', 1, e.created_at
+  FROM unnest($22::text[], $23::text[], $43::text[], $44::timestamptz[])
+    AS e(id, message_id, account_id, created_at)
   WHERE e.account_id IN (SELECT id FROM charged)
 ), dispatch_in AS (
   INSERT INTO dispatch_outbox (message_id, created_at) SELECT id, created_at FROM m WHERE status = 'queued'
@@ -118,7 +118,7 @@ SELECT id FROM charged`;
 
 const MESSAGE_COLUMNS = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
     $8::text[], $9::int[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::bigint[], $27::text[],
-    $28::text[], $45::text[], $46::text[], $47::timestamptz[])
+    $28::text[], $45::text[], $46::text[], $24::timestamptz[])
   AS t(id, account_id, batch_id, source, to_number, sender_id, body, encoding, segment_count, credits, status,
        scheduled_at, created_at, balance_after, otp_id, body_sealed, priority, client_ref, expires_at)`;
 
@@ -237,7 +237,7 @@ function flushValues(
     batches.map((b) => b.createdAt),
     queued.map(() => newId("evt")),
     queued.map((m) => m.id),
-    queued.map((m) => JSON.stringify(acceptedEventPayload(m))),
+    column((m) => m.expiresAt),
     accountIds,
     perAccountBalance.map(String),
     column((m) => m.otpId),
@@ -251,7 +251,6 @@ function flushValues(
     queued.map((m) => m.createdAt),
     column((m) => m.priority),
     column((m) => m.clientRef ?? null),
-    column((m) => m.expiresAt),
   ];
 }
 

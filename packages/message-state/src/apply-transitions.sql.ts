@@ -1,5 +1,3 @@
-import { STATUS_EVENT_PAYLOAD_SQL } from "./status-event";
-
 /**
  * Many status changes (at most one per message) as ONE statement: the set-based twin of
  * a single change, with the same rules, so a batch of receipts or submit records costs
@@ -15,7 +13,8 @@ import { STATUS_EVENT_PAYLOAD_SQL } from "./status-event";
  *   READ COMMITTED a concurrent change makes this wait and then see the committed status,
  *   so exactly one of N racing callers finds its guard true (docs/messages.md#transitions).
  * - `upd` changes only rows whose status is in their `from_list`; `status_sequence` + 1.
- * - history, webhook outbox (status-event.ts), dispatch outbox and refunds all read `upd`.
+ * - history, webhook outbox, dispatch outbox and refunds all read `upd`. The outbox event stores
+ *   no payload: its data is built from the message and this history (status-event.ts).
  * - Refunds are summed per account (an UPDATE … FROM that matches one account row twice
  *   would apply only one of them); each ledger row's balance_after is the running balance
  *   in message id order, ending at the account's new balance.
@@ -47,18 +46,14 @@ WITH input AS (
     body_sealed = CASE WHEN i.to_status IN ('scheduled', 'queued') THEN m.body_sealed END
   FROM old JOIN input AS i ON i.id = old.id
   WHERE m.id = old.id AND m.id = ANY($1::text[]) AND old.status::text = ANY(string_to_array(i.from_list, ','))
-  RETURNING m.id, m.account_id, m.status, m.status_sequence, m.to_number, m.sender_id, m.segment_count,
-            m.batch_id, m.otp_id, m.client_ref, m.credits_charged, m.sent_at, m.delivered_at, m.error_code, m.error_message,
-            m.source, old.status AS previous_status, i.at, i.error_code AS change_error_code,
-            i.error_message AS change_error_message, i.event_id, i.event_type
+  RETURNING m.id, m.account_id, m.status, m.status_sequence, m.credits_charged, old.status AS previous_status,
+            i.at, i.error_code AS change_error_code, i.error_message AS change_error_message, i.event_id, i.event_type
 ), event_in AS (
   INSERT INTO message_events (message_id, sequence, status, previous_status, error_code, error_message, occurred_at)
   SELECT id, status_sequence, status, previous_status, change_error_code, change_error_message, at FROM upd
 ), outbox_in AS (
-  INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
-  SELECT event_id, account_id, id, event_type, status_sequence,
-         ${STATUS_EVENT_PAYLOAD_SQL}
-  FROM upd WHERE event_type IS NOT NULL
+  INSERT INTO outbox_events (id, account_id, message_id, type, sequence)
+  SELECT event_id, account_id, id, event_type, status_sequence FROM upd WHERE event_type IS NOT NULL
 ), dispatch_in AS (
   INSERT INTO dispatch_outbox (message_id) SELECT id FROM upd WHERE status = 'queued' ON CONFLICT DO NOTHING
 ), refundable AS (

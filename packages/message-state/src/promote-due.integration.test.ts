@@ -67,7 +67,7 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
         .map((id) => ({ message_id: id, sequence: 2, status: "queued", previous_status: "scheduled" })),
     );
     const { rows: outbox } = await db.pool.query(
-      "SELECT id, message_id, type, sequence, account_id, payload FROM outbox_events ORDER BY message_id",
+      "SELECT id, message_id, type, sequence, account_id, message_event_data(message_id, sequence) AS payload FROM outbox_events ORDER BY message_id",
     );
     expect(outbox.map((o) => o.message_id)).toEqual([...due].sort());
     for (const o of outbox) {

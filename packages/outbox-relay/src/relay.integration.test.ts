@@ -19,6 +19,7 @@ import { WebhookEndpoints } from "@sms/webhooks";
 import { toWebhookEvent, type OutboxRow } from "@sms/webhooks";
 import { relayOutbox, type RelayProducers } from "./index";
 import { CLAIM_EVENTS } from "./relay.sql";
+import { eventDataSql } from "@sms/message-state";
 
 describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
   let world: TestWorld;
@@ -103,7 +104,7 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     // No copy of the payload: the sender builds the body from the event row of the same id.
     expect(pending.payload).toBeNull();
     const { rows: eventRows } = await db.pool.query<OutboxRow>(
-      "SELECT o.* FROM outbox_events AS o JOIN webhook_deliveries AS d ON d.event_id = o.id WHERE d.message_id = $1",
+      `SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, ${eventDataSql("o")} AS payload FROM outbox_events AS o JOIN webhook_deliveries AS d ON d.event_id = o.id WHERE d.message_id = $1`,
       [delivered],
     );
     const body = toWebhookEvent(eventRows[0]!);

@@ -13,8 +13,13 @@ import { notifyReceiptsStored, storeReceiptsFor } from "@sms/customer-receipts";
 import { isSubscribed, type OutboxRow } from "@sms/webhooks";
 import { CLAIM_EVENTS, INSERT_DELIVERIES, NEXT_PENDING } from "./relay.sql";
 
-interface ClaimedRow extends OutboxRow {
-  source: string;
+interface ClaimedRow extends Omit<OutboxRow, "payload"> {
+  /** The message's source (api, smpp, otp); null for an inbound message's event. */
+  source: string | null;
+  /** The status the event reports (null for message.received). */
+  status: string | null;
+  /** The event's data, read only for an SMPP customer's message (its final events become receipts). */
+  smpp_data: Record<string, unknown> | null;
   /** null when the account has no endpoint. */
   endpoint_enabled: boolean | null;
   /** The endpoint's subscription: null for every message.* event. */
@@ -101,7 +106,7 @@ async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, 
   await producers.smppReceipts.enqueue(receipts.filter((_, i) => !found[i]));
   const statuses: Record<string, number> = {};
   for (const row of rows) {
-    const status = row.payload.status;
+    const status = row.status;
     if (isMessageStatus(status)) statuses[status] = (statuses[status] ?? 0) + 1;
   }
   return { events: rows.length, toQueue, smppReceipts: receipts.length, statuses };
@@ -138,20 +143,20 @@ async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Prom
 }
 
 function isFinalSmppEvent(row: ClaimedRow): boolean {
-  const status = row.payload.status;
-  return row.source === "smpp" && isMessageStatus(status) && isTerminal(status);
+  const status = row.status;
+  return row.source === "smpp" && row.smpp_data !== null && isMessageStatus(status) && isTerminal(status);
 }
 
 function toSmppReceipt(row: ClaimedRow): SmppReceiptJob {
-  const payload = row.payload;
+  const data = row.smpp_data!;
   return {
     eventId: row.id,
     accountId: row.account_id,
     messageId: row.message_id,
-    status: payload.status as SmppReceiptJob["status"],
-    previousStatus: (payload.previous_status as string | null | undefined) ?? null,
+    status: row.status as SmppReceiptJob["status"],
+    previousStatus: (data.previous_status as string | null | undefined) ?? null,
     sequence: row.sequence,
-    errorCode: (payload.error_code as string | null | undefined) ?? null,
+    errorCode: (data.error_code as string | null | undefined) ?? null,
     occurredAt: row.created_at.toISOString(),
   };
 }

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { Batcher } from "@sms/db";
+import { eventDataSql } from "@sms/message-state";
 import type { AttemptResult } from "@sms/webhooks";
 import { toWebhookEvent, type OutboxRow, type WebhookEvent } from "@sms/webhooks";
 
@@ -12,7 +13,8 @@ export interface ClaimedDelivery {
 
 /** A claimed delivery with its copy of the body (older rows) or else its event row's columns. */
 type ClaimedRow = { event_id: string; attempts: number; copied_payload: WebhookEvent | null } & (
-  OutboxRow | { [K in keyof OutboxRow]: null }
+  | (Omit<OutboxRow, "payload"> & { payload: OutboxRow["payload"] | null })
+  | { [K in keyof OutboxRow]: null }
 );
 
 export interface AttemptRecord {
@@ -59,7 +61,9 @@ SELECT c.event_id, c.attempts, c.payload AS copied_payload,
        o.id, o.account_id, o.message_id, o.type, o.sequence, o.payload, o.created_at
 FROM claimed AS c
 LEFT JOIN LATERAL (
-  SELECT * FROM outbox_events WHERE id = c.event_id AND c.payload IS NULL LIMIT 1
+  -- A status event's data is built from its message and history (docs/decisions.md#event-data).
+  SELECT e.id, e.account_id, e.message_id, e.type, e.sequence, ${eventDataSql("e")} AS payload, e.created_at
+  FROM outbox_events AS e WHERE e.id = c.event_id AND c.payload IS NULL LIMIT 1
 ) AS o ON true`;
 
 // Every attempt of a flush in one statement (docs/webhooks.md#storage). A delivery's first success
@@ -144,8 +148,8 @@ export class DeliveryStore {
 
   /**
    * Takes the job's pending, due rows for `leaseMs` (one statement); the rest are done, claimed
-   * by another job, or not due. A claimed delivery whose event row is gone (and that has no copy
-   * of its own) cannot be sent: it is failed at once, not claimed.
+   * by another job, or not due. A claimed delivery whose event row (or, for a status event, its
+   * message) is gone, and that has no copy of its own, cannot be sent: it is failed at once.
    */
   async claim(eventIds: readonly string[], claim: string, leaseMs: number): Promise<ClaimedDelivery[]> {
     const { rows } = await this.pool.query<ClaimedRow>({
@@ -155,7 +159,9 @@ export class DeliveryStore {
     const claimed: ClaimedDelivery[] = [];
     const orphans: string[] = [];
     for (const row of rows) {
-      const payload = row.copied_payload ?? (row.id === null ? null : toWebhookEvent(row));
+      // No event row, or a status event whose message is gone (past the messages' retention).
+      const data = row.id === null ? null : row.payload;
+      const payload = row.copied_payload ?? (row.id === null || data === null ? null : toWebhookEvent({ ...row, payload: data }));
       if (payload) claimed.push({ eventId: row.event_id, attempts: row.attempts, payload });
       else orphans.push(row.event_id);
     }
