@@ -127,7 +127,13 @@ describe("a status event's data, built from the message and its history", () => 
   });
 
   it("is what the outbox event of a change reads: it stores no payload, and never the text", async () => {
-    const id = await insertMessage({ start: "queued", source: "api", clientRef: "order-17", inBatch: false, moves: [] });
+    const id = await insertMessage({
+      start: "queued",
+      source: "api",
+      clientRef: "order-17",
+      inBatch: false,
+      moves: [],
+    });
     await applyTransition(db.pool, { messageId: id, to: "sent", at: new Date("2026-11-27T10:00:01Z") });
     const { rows } = await db.pool.query(
       "SELECT payload, message_event_data(message_id, sequence) AS data FROM outbox_events WHERE message_id = $1",

@@ -13,8 +13,7 @@ export interface ClaimedDelivery {
 
 /** A claimed delivery with its copy of the body (older rows) or else its event row's columns. */
 type ClaimedRow = { event_id: string; attempts: number; copied_payload: WebhookEvent | null } & (
-  | (Omit<OutboxRow, "payload"> & { payload: OutboxRow["payload"] | null })
-  | { [K in keyof OutboxRow]: null }
+  (Omit<OutboxRow, "payload"> & { payload: OutboxRow["payload"] | null }) | { [K in keyof OutboxRow]: null }
 );
 
 export interface AttemptRecord {
@@ -161,7 +160,9 @@ export class DeliveryStore {
     for (const row of rows) {
       // No event row, or a status event whose message is gone (past the messages' retention).
       const data = row.id === null ? null : row.payload;
-      const payload = row.copied_payload ?? (row.id === null || data === null ? null : toWebhookEvent({ ...row, payload: data }));
+      const payload =
+        row.copied_payload ??
+        (row.id === null || data === null ? null : toWebhookEvent({ ...row, payload: data }));
       if (payload) claimed.push({ eventId: row.event_id, attempts: row.attempts, payload });
       else orphans.push(row.event_id);
     }

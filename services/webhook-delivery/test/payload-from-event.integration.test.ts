@@ -26,7 +26,10 @@ async function receiver(): Promise<Receiver> {
 }
 
 async function eventRow(eventId: string): Promise<OutboxRow> {
-  const { rows } = await w.db.pool.query<OutboxRow>(`SELECT id, account_id, message_id, type, sequence, created_at, ${eventDataSql("o")} AS payload FROM outbox_events AS o WHERE id = $1`, [eventId]);
+  const { rows } = await w.db.pool.query<OutboxRow>(
+    `SELECT id, account_id, message_id, type, sequence, created_at, ${eventDataSql("o")} AS payload FROM outbox_events AS o WHERE id = $1`,
+    [eventId],
+  );
   return rows[0]!;
 }
 
