@@ -32,10 +32,14 @@ export interface ReceiptResult extends Resolution {
 }
 
 // Rows come back in insertion order, which is the ORDER BY of the SELECT feeding them.
+// `raw` is kept only for a receipt that did not apply (ignored, or unmatched until its submit
+// is recorded), the ones support looks into: an applied receipt's facts are its columns and its
+// segment's, and its raw fields cost about 240 bytes a message (docs/decisions.md#receipt-raw).
 const INSERT_RECEIPTS = `
 INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, error_code, outcome, message_id, seq, raw,
                               received_by, receipt_key, carrier_done_at, done_at)
-SELECT carrier_id, carrier_message_id, state, error_code, outcome::"ReceiptOutcome", message_id, seq, raw::jsonb,
+SELECT carrier_id, carrier_message_id, state, error_code, outcome::"ReceiptOutcome", message_id, seq,
+       CASE WHEN outcome <> 'applied' THEN raw::jsonb END,
        received_by, receipt_key_of(carrier_message_id), carrier_done_at, COALESCE(done_at, now())
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[],
             $10::timestamptz[], $11::timestamptz[])

@@ -246,20 +246,27 @@ describe("applyReceipt", () => {
     expect(of(second)).toMatchObject({ done_at: withSeconds, carrier_done_at: withSeconds });
   });
 
-  it("keeps the raw receipt and the process that stored it with its row", async () => {
+  it("keeps the raw receipt of one that did not apply, and the process that stored each", async () => {
     const carrier = carrierId();
     await sentMessage(carrier, ["r1"]);
-    await applyReceipt(pool, {
+    const receipt = (carrierMessageId: string) => ({
       carrierId: carrier,
-      carrierMessageId: "r1",
-      state: "delivered",
+      carrierMessageId,
+      state: "delivered" as const,
       raw: { stat: "DELIVRD", err: "000" },
       receivedBy: "dlr-host:42",
     });
-    const { rows } = await pool.query("SELECT raw, received_by FROM carrier_receipts WHERE carrier_id = $1", [
-      carrier,
+    // Applied, then one for no segment (yet).
+    await applyReceipt(pool, receipt("r1"));
+    await applyReceipt(pool, receipt("r9"));
+    const { rows } = await pool.query(
+      "SELECT outcome, raw, received_by FROM carrier_receipts WHERE carrier_id = $1 ORDER BY id",
+      [carrier],
+    );
+    expect(rows).toEqual([
+      { outcome: "applied", raw: null, received_by: "dlr-host:42" },
+      { outcome: "unmatched", raw: { stat: "DELIVRD", err: "000" }, received_by: "dlr-host:42" },
     ]);
-    expect(rows[0]).toEqual({ raw: { stat: "DELIVRD", err: "000" }, received_by: "dlr-host:42" });
   });
 });
 

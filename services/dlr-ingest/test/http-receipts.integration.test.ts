@@ -51,16 +51,32 @@ describe("POST /v1/carriers/{carrierId}/receipts", () => {
       status: "delivered",
       outbox: ["message.delivered"],
     });
-    const { rows } = await h.pool.query("SELECT raw FROM carrier_receipts WHERE carrier_message_id = $1", [
-      carrierMessageId,
-    ]);
-    expect(rows[0].raw).toEqual({
-      source: "http",
+    // Posted again, it changes nothing (a duplicate reads unmatched until the sweep calls it
+    // ignored): that row keeps what was received, for support; the applied one's facts are its columns.
+    const again = await post({
       message_id: carrierMessageId,
       stat: "DELIVRD",
       err: "000",
       done_date: "2611212310",
     });
+    expect(await again.json()).toMatchObject({ outcome: "unmatched" });
+    const { rows } = await h.pool.query(
+      "SELECT outcome, raw FROM carrier_receipts WHERE carrier_message_id = $1 ORDER BY id",
+      [carrierMessageId],
+    );
+    expect(rows).toEqual([
+      { outcome: "applied", raw: null },
+      {
+        outcome: "unmatched",
+        raw: {
+          source: "http",
+          message_id: carrierMessageId,
+          stat: "DELIVRD",
+          err: "000",
+          done_date: "2611212310",
+        },
+      },
+    ]);
   });
 
   it("applies a receipt posted as the SMPP receipt text", async () => {
