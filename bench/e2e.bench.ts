@@ -162,7 +162,10 @@ async function runOurs(
       );
       // Every event the endpoint is owed (all of them now that every message is final) received.
       const { rows } = await db.query<{ n: string }>(
-        "SELECT count(*) AS n FROM outbox_events WHERE $1::text[] IS NULL OR type = ANY($1)",
+        // A status event is its history row (its event_id); outbox_events holds the others.
+        `SELECT (SELECT count(*) FROM message_events
+                 WHERE event_id IS NOT NULL AND ($1::text[] IS NULL OR 'message.' || status = ANY($1)))
+              + (SELECT count(*) FROM outbox_events WHERE $1::text[] IS NULL OR type = ANY($1)) AS n`,
         [mode === "final" ? FINAL_EVENTS : null],
       );
       const expectedWebhooks = Number(rows[0]!.n);

@@ -128,9 +128,12 @@ export async function readIntegrity(db: pg.Client): Promise<Record<string, numbe
             (SELECT count(*) FROM messages WHERE status NOT IN ('delivered', 'failed', 'canceled')) AS not_terminal,
             (SELECT count(*) FROM (SELECT message_id FROM message_events WHERE status IN ('delivered', 'failed', 'canceled')
                                    GROUP BY message_id HAVING count(*) <> 1) AS x) AS terminal_events_not_one,
-            (SELECT count(*) FROM (SELECT message_id FROM outbox_events WHERE type IN ('message.delivered', 'message.failed')
-                                   GROUP BY message_id HAVING count(*) <> 1) AS x) AS final_outbox_not_one,
-            (SELECT count(*) FROM outbox_events) AS outbox_events,
+            -- A status event is its history row (its event_id); outbox_events holds the others.
+            (SELECT count(*) FROM (SELECT message_id FROM message_events
+                                   WHERE event_id IS NOT NULL AND status IN ('delivered', 'failed')
+                                   GROUP BY message_id HAVING count(*) <> 1) AS x) AS final_events_not_one,
+            (SELECT count(*) FROM message_events WHERE event_id IS NOT NULL)
+              + (SELECT count(*) FROM outbox_events) AS events,
             (SELECT count(*) FROM carrier_receipts) AS receipts,
             (SELECT count(*) FROM carrier_receipts WHERE outcome <> 'applied') AS receipts_not_applied`,
   );

@@ -192,7 +192,7 @@ async function main(): Promise<void> {
 
     let webhooksExpected = 0;
     if (receiver) {
-      webhooksExpected = (await readIntegrity(db)).outbox_events!;
+      webhooksExpected = (await readIntegrity(db)).events!;
       const until = Date.now() + 120_000;
       while (receiver.ids.size < webhooksExpected && Date.now() < until) await sleep(100);
     }

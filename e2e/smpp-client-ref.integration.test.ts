@@ -4,7 +4,6 @@ import { encodeGsm7 } from "@sms/sms-encoding";
 import { CommandStatus, type SmppClient } from "@sms/smpp";
 import { toWebhookEvent, type OutboxRow } from "@sms/webhooks";
 import { startHarness, type Harness, type TestCustomer } from "@sms/smpp-server/test/harness";
-import { eventDataSql } from "@sms/message-state";
 
 /**
  * A customer's submit_sm carries its client_ref in our TLV 0x1400
@@ -43,7 +42,7 @@ const ascii = (value: string) => Buffer.from(value, "latin1");
 
 async function webhookData(messageId: string) {
   const { rows } = await h.pool.query<OutboxRow>(
-    `SELECT id, account_id, message_id, type, sequence, created_at, ${eventDataSql("o")} AS payload FROM outbox_events AS o WHERE message_id = $1 ORDER BY sequence`,
+    `SELECT id, account_id, message_id, type, sequence, created_at, payload FROM events AS o WHERE message_id = $1 ORDER BY sequence`,
     [messageId],
   );
   return rows.map((row) => ({ event: row.type, ...toWebhookEvent(row).data }));

@@ -97,7 +97,7 @@ describe("status webhooks through the real pipeline", () => {
       // The relay publishes a message's events in order, so by the time message.delivered was
       // sent, queued and sent had been claimed: no row, no job, no POST was made for them.
       const { rows: pending } = await d.db.pool.query(
-        "SELECT count(*)::int AS n FROM outbox_pending p JOIN outbox_events o ON o.id = p.event_id WHERE o.message_id = $1",
+        "SELECT count(*)::int AS n FROM outbox_pending p JOIN events o ON o.id = p.event_id WHERE o.message_id = $1",
         [message.id],
       );
       expect(pending[0].n).toBe(0);

@@ -54,7 +54,7 @@ describe("applyReceipts (group commit)", () => {
     const second = messages.map((_, m) => delivered(`x-${m}-2`)).reverse();
     await Promise.all([applyReceipts(pool, first), applyReceipts(pool, second)]);
     const { rows } = await pool.query<{ status: string; n: string }>(
-      `SELECT m.status, (SELECT count(*) FROM outbox_events o WHERE o.message_id = m.id AND o.type = 'message.delivered') AS n
+      `SELECT m.status, (SELECT count(*) FROM events o WHERE o.message_id = m.id AND o.type = 'message.delivered') AS n
        FROM messages m WHERE m.id = ANY($1::text[])`,
       [messages],
     );

@@ -161,9 +161,7 @@ export async function readMessage(pool: Db, id: string): Promise<MessageSnapshot
     "SELECT status FROM message_events WHERE message_id = $1 ORDER BY sequence",
     [id],
   );
-  const outbox = await pool.query("SELECT type FROM outbox_events WHERE message_id = $1 ORDER BY sequence", [
-    id,
-  ]);
+  const outbox = await pool.query("SELECT type FROM events WHERE message_id = $1 ORDER BY sequence", [id]);
   const segments = await pool.query(
     "SELECT seq, status, error_code, done_at FROM message_segments WHERE message_id = $1 ORDER BY seq",
     [id],

@@ -108,7 +108,7 @@ describe("GroupCommitter (real PostgreSQL)", () => {
       `SELECT (SELECT count(*) FROM messages WHERE account_id = ANY($1)) AS messages,
               (SELECT count(*) FROM message_events e JOIN messages m ON m.id = e.message_id
                 WHERE m.account_id = ANY($1)) AS events,
-              (SELECT count(*) FROM outbox_events WHERE account_id = ANY($1)) AS outbox,
+              (SELECT count(*) FROM events WHERE account_id = ANY($1)) AS outbox,
               (SELECT count(*) FROM dispatch_outbox d JOIN messages m ON m.id = d.message_id
                 WHERE m.account_id = ANY($1)) AS dispatch`,
       [[a, b]],

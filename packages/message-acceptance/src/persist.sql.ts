@@ -92,20 +92,16 @@ batches_in AS (
   SELECT id, account_id, phone, decode(code_hmac, 'hex'), length, status::"OtpStatus", max_attempts, message_id,
          expires_at, created_at, created_at FROM o
 ), events_in AS (
-  INSERT INTO message_events (message_id, sequence, status, occurred_at)
-  SELECT id, 1, status::"MessageStatus", created_at FROM m
+  INSERT INTO message_events (message_id, sequence, status, occurred_at, event_id)
+  SELECT id, 1, status::"MessageStatus", created_at, event_id FROM m
 ), ledger_in AS (
   INSERT INTO credit_ledger (account_id, delta, balance_after, reason, message_id, created_at)
   SELECT account_id, -credits, balance_after, 'message_charge', id, created_at FROM m
 ), outbox_in AS (
-  -- Its own columns, not a join with m: a plan made for small flushes must not make a
-  -- 10,000-message bulk a nested loop. No payload: its data is built from the message and
-  -- its history when read (@sms/message-state's status-event.ts).
-  INSERT INTO outbox_events (id, account_id, message_id, type, sequence, created_at)
-  SELECT e.id, e.account_id, e.message_id, 'message.queued', 1, e.created_at
-  FROM unnest($22::text[], $23::text[], $43::text[], $44::timestamptz[])
-    AS e(id, message_id, account_id, created_at)
-  WHERE e.account_id IN (SELECT id FROM charged)
+  -- A queued message's message.queued event is its first history row (event_id above), queued
+  -- for the relay here (docs/decisions.md#status-events).
+  INSERT INTO outbox_pending (event_id, message_id, sequence, created_at)
+  SELECT event_id, id, 1, created_at FROM m WHERE event_id IS NOT NULL ORDER BY created_at, id
 ), dispatch_in AS (
   INSERT INTO dispatch_outbox (message_id, created_at) SELECT id, created_at FROM m WHERE status = 'queued'
 ), submits_in AS (
@@ -118,9 +114,9 @@ SELECT id FROM charged`;
 
 const MESSAGE_COLUMNS = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
     $8::text[], $9::int[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::bigint[], $27::text[],
-    $28::text[], $45::text[], $46::text[], $24::timestamptz[])
+    $28::text[], $23::text[], $43::text[], $24::timestamptz[], $22::text[])
   AS t(id, account_id, batch_id, source, to_number, sender_id, body, encoding, segment_count, credits, status,
-       scheduled_at, created_at, balance_after, otp_id, body_sealed, priority, client_ref, expires_at)`;
+       scheduled_at, created_at, balance_after, otp_id, body_sealed, priority, client_ref, expires_at, event_id)`;
 
 // Inside a transaction that locked the balances (lockBalances) and decided each item:
 // $14 is each message's balance after its charge, $25/$26 each account's new balance.
@@ -156,7 +152,7 @@ WITH need AS (
 ), m AS (
   SELECT t.id, t.account_id, t.batch_id, t.source, t.to_number, t.sender_id, t.body, t.encoding, t.segment_count,
          t.credits, t.status, t.scheduled_at, t.created_at, c.balance + t.balance_after AS balance_after, t.otp_id,
-         t.body_sealed, t.priority, t.client_ref, t.expires_at
+         t.body_sealed, t.priority, t.client_ref, t.expires_at, t.event_id
   FROM ${MESSAGE_COLUMNS} JOIN charged AS c ON c.id = t.account_id
 ), ${WRITE_ROWS}`;
 
@@ -212,7 +208,6 @@ function flushValues(
 ): unknown[] {
   const { messages, batches } = write;
   const column = <T>(pick: (m: PreparedMessage) => T) => messages.map(pick);
-  const queued = messages.filter((m) => m.status === "queued");
   return [
     column((m) => m.id),
     column((m) => m.accountId),
@@ -235,8 +230,9 @@ function flushValues(
     batches.map((b) => b.accepted),
     batches.map((b) => b.rejected),
     batches.map((b) => b.createdAt),
-    queued.map(() => newId("evt")),
-    queued.map((m) => m.id),
+    // A queued message's message.queued event id (its first history row's); none for a scheduled one.
+    column((m) => (m.status === "queued" ? newId("evt") : null)),
+    column((m) => m.priority),
     column((m) => m.expiresAt),
     accountIds,
     perAccountBalance.map(String),
@@ -247,9 +243,6 @@ function flushValues(
     write.smppSubmits.map((s) => s.registeredDelivery),
     write.smppSubmits.map((s) => s.sourceAddr),
     write.smppSubmits.map((s) => s.destinationAddr),
-    queued.map((m) => m.accountId),
-    queued.map((m) => m.createdAt),
-    column((m) => m.priority),
     column((m) => m.clientRef ?? null),
   ];
 }

@@ -137,7 +137,7 @@ describe("applyTransition (real PostgreSQL)", () => {
         [id],
       );
       expect(rows[0].n).toBe(1);
-      expect(await countRows(db.pool, "outbox_events", id)).toBe(1);
+      expect(await countRows(db.pool, "events", id)).toBe(1);
     });
 
     it("refunds once when 20 callers race to fail and to deliver the same message", async () => {

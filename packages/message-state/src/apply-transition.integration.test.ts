@@ -2,7 +2,6 @@ import type { Database } from "@sms/db";
 import { insertMessage, insertMessageIn, openTransitionWorld, snapshotMessage } from "../test/fixtures";
 import { applyTransition } from "./apply-transition";
 import { MESSAGE_STATUSES, canTransition, outboxEventType, type MessageStatus } from "./transitions";
-import { eventDataSql } from "./status-event";
 
 describe("applyTransition (real PostgreSQL)", () => {
   let db: Database;
@@ -60,7 +59,7 @@ describe("applyTransition (real PostgreSQL)", () => {
       expect(after.outbox).toBe(before.outbox + (type ? 1 : 0));
       if (type) {
         const { rows: outbox } = await db.pool.query(
-          `SELECT id, account_id, message_id, type, sequence, created_at, ${eventDataSql("o")} AS payload FROM outbox_events AS o WHERE message_id = $1 AND sequence = $2`,
+          `SELECT id, account_id, message_id, type, sequence, created_at, payload FROM events AS o WHERE message_id = $1 AND sequence = $2`,
           [id, sequence],
         );
         expect(outbox).toHaveLength(1);
@@ -113,7 +112,7 @@ describe("applyTransition (real PostgreSQL)", () => {
     const single = await insertMessage(db.pool, { accountId, status: "queued" });
     await applyTransition(db.pool, { messageId: single, to: "sent", at: new Date() });
     const { rows } = await db.pool.query(
-      "SELECT message_id, message_event_data(message_id, sequence)->'smpp_part_ids' AS ids FROM outbox_events WHERE message_id = ANY($1::text[]) AND type = 'message.sent'",
+      "SELECT message_id, payload->'smpp_part_ids' AS ids FROM events WHERE message_id = ANY($1::text[]) AND type = 'message.sent'",
       [[id, single]],
     );
     expect(Object.fromEntries(rows.map((r) => [r.message_id, r.ids]))).toEqual({
@@ -150,7 +149,7 @@ describe("applyTransition (real PostgreSQL)", () => {
       error_message: "invalid destination",
     });
     const { rows: outbox } = await db.pool.query(
-      "SELECT message_event_data(message_id, sequence) AS payload FROM outbox_events WHERE message_id = $1 AND type = 'message.failed'",
+      "SELECT payload FROM events WHERE message_id = $1 AND type = 'message.failed'",
       [failed],
     );
     expect(outbox[0].payload).toMatchObject({

@@ -13,8 +13,9 @@
  *   READ COMMITTED a concurrent change makes this wait and then see the committed status,
  *   so exactly one of N racing callers finds its guard true (docs/messages.md#transitions).
  * - `upd` changes only rows whose status is in their `from_list`; `status_sequence` + 1.
- * - history, webhook outbox, dispatch outbox and refunds all read `upd`. The outbox event stores
- *   no payload: its data is built from the message and this history (status-event.ts).
+ * - history, webhook outbox, dispatch outbox and refunds all read `upd`. A status event is its
+ *   history row (its event id) queued for the relay in outbox_pending; its data is built from
+ *   the message and the history when read (status-event.ts, docs/decisions.md#status-events).
  * - Refunds are summed per account (an UPDATE … FROM that matches one account row twice
  *   would apply only one of them); each ledger row's balance_after is the running balance
  *   in message id order, ending at the account's new balance.
@@ -49,11 +50,11 @@ WITH input AS (
   RETURNING m.id, m.account_id, m.status, m.status_sequence, m.credits_charged, old.status AS previous_status,
             i.at, i.error_code AS change_error_code, i.error_message AS change_error_message, i.event_id, i.event_type
 ), event_in AS (
-  INSERT INTO message_events (message_id, sequence, status, previous_status, error_code, error_message, occurred_at)
-  SELECT id, status_sequence, status, previous_status, change_error_code, change_error_message, at FROM upd
+  INSERT INTO message_events (message_id, sequence, status, previous_status, error_code, error_message, occurred_at, event_id)
+  SELECT id, status_sequence, status, previous_status, change_error_code, change_error_message, at, event_id FROM upd
 ), outbox_in AS (
-  INSERT INTO outbox_events (id, account_id, message_id, type, sequence)
-  SELECT event_id, account_id, id, event_type, status_sequence FROM upd WHERE event_type IS NOT NULL
+  INSERT INTO outbox_pending (event_id, message_id, sequence)
+  SELECT event_id, id, status_sequence FROM upd WHERE event_type IS NOT NULL ORDER BY id
 ), dispatch_in AS (
   INSERT INTO dispatch_outbox (message_id) SELECT id FROM upd WHERE status = 'queued' ON CONFLICT DO NOTHING
 ), refundable AS (

@@ -37,7 +37,7 @@ describe("validity and receipt-timeout sweeps (real PostgreSQL)", () => {
 
   async function failedEvent(id: string) {
     const { rows } = await db.pool.query(
-      "SELECT type, message_event_data(message_id, sequence) AS payload FROM outbox_events WHERE message_id = $1 AND type = 'message.failed'",
+      "SELECT type, payload FROM events WHERE message_id = $1 AND type = 'message.failed'",
       [id],
     );
     return rows;

@@ -67,7 +67,7 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
         .map((id) => ({ message_id: id, sequence: 2, status: "queued", previous_status: "scheduled" })),
     );
     const { rows: outbox } = await db.pool.query(
-      "SELECT id, message_id, type, sequence, account_id, message_event_data(message_id, sequence) AS payload FROM outbox_events ORDER BY message_id",
+      "SELECT id, message_id, type, sequence, account_id, payload FROM events ORDER BY message_id",
     );
     expect(outbox.map((o) => o.message_id)).toEqual([...due].sort());
     for (const o of outbox) {
@@ -142,7 +142,7 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
     }
     expect(await statusOf([id])).toEqual({ [id]: "scheduled" });
     const { rows } = await db.pool.query(
-      "SELECT (SELECT count(*) FROM outbox_events)::int AS outbox, (SELECT count(*) FROM dispatch_outbox)::int AS dispatch",
+      "SELECT (SELECT count(*) FROM events)::int AS outbox, (SELECT count(*) FROM dispatch_outbox)::int AS dispatch",
     );
     expect(rows[0]).toEqual({ outbox: 0, dispatch: 0 });
   });
@@ -176,7 +176,7 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
     const { rows } = await db.pool.query(
       `SELECT (SELECT count(*) FROM message_events WHERE status = 'queued')::int AS events,
               (SELECT count(DISTINCT message_id) FROM message_events WHERE status = 'queued')::int AS messages,
-              (SELECT count(*) FROM outbox_events)::int AS outbox,
+              (SELECT count(*) FROM events)::int AS outbox,
               (SELECT count(*) FROM dispatch_outbox)::int AS dispatch,
               (SELECT count(*) FROM messages WHERE status = 'queued' AND status_sequence = 2)::int AS queued`,
     );

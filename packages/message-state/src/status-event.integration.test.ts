@@ -126,7 +126,7 @@ describe("a status event's data, built from the message and its history", () => 
     );
   });
 
-  it("is what the outbox event of a change reads: it stores no payload, and never the text", async () => {
+  it("is what a change's event carries: its history row names it, and nothing stores the text", async () => {
     const id = await insertMessage({
       start: "queued",
       source: "api",
@@ -135,14 +135,16 @@ describe("a status event's data, built from the message and its history", () => 
       moves: [],
     });
     await applyTransition(db.pool, { messageId: id, to: "sent", at: new Date("2026-11-27T10:00:01Z") });
-    const { rows } = await db.pool.query(
-      "SELECT payload, message_event_data(message_id, sequence) AS data FROM outbox_events WHERE message_id = $1",
+    const { rows: history } = await db.pool.query(
+      "SELECT event_id FROM message_events WHERE message_id = $1 AND sequence = 2",
       [id],
     );
+    const { rows } = await db.pool.query("SELECT id, type, payload FROM events WHERE message_id = $1", [id]);
     expect(rows).toEqual([
       {
-        payload: null,
-        data: {
+        id: history[0].event_id,
+        type: "message.sent",
+        payload: {
           to: "+14155550100",
           status: "sent",
           previous_status: "queued",
@@ -153,6 +155,8 @@ describe("a status event's data, built from the message and its history", () => 
         },
       },
     ]);
+    const { rows: outbox } = await db.pool.query("SELECT 1 FROM outbox_events WHERE message_id = $1", [id]);
+    expect(outbox).toEqual([]);
   });
 
   it("is null for a message that is gone (past its retention), so no body is made up", async () => {

@@ -129,7 +129,7 @@ export async function snapshotMessage(pool: pg.Pool, id: string) {
   return {
     message: rows[0],
     events: await countRows(pool, "message_events", id),
-    outbox: await countRows(pool, "outbox_events", id),
+    outbox: await countRows(pool, "events", id),
     dispatch: await countRows(pool, "dispatch_outbox", id),
     ledger: await countRows(pool, "credit_ledger", id),
   };

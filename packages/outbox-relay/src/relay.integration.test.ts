@@ -19,7 +19,6 @@ import { WebhookEndpoints } from "@sms/webhooks";
 import { toWebhookEvent, type OutboxRow } from "@sms/webhooks";
 import { relayOutbox, type RelayProducers } from "./index";
 import { CLAIM_EVENTS } from "./relay.sql";
-import { eventDataSql } from "@sms/message-state";
 
 describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
   let world: TestWorld;
@@ -104,7 +103,7 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     // No copy of the payload: the sender builds the body from the event row of the same id.
     expect(pending.payload).toBeNull();
     const { rows: eventRows } = await db.pool.query<OutboxRow>(
-      `SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, ${eventDataSql("o")} AS payload FROM outbox_events AS o JOIN webhook_deliveries AS d ON d.event_id = o.id WHERE d.message_id = $1`,
+      `SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, o.payload FROM events AS o JOIN webhook_deliveries AS d ON d.event_id = o.id WHERE d.message_id = $1`,
       [delivered],
     );
     const body = toWebhookEvent(eventRows[0]!);
@@ -191,7 +190,7 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     const messageId = await failedMessage(accountId, "smpp");
     const result = await relayOutbox(db.pool, producers, { limit: 100 });
     expect(result).toEqual({ events: 1, webhooks: 0, smppReceipts: 1, statuses: { failed: 1 } });
-    const { rows } = await db.pool.query("SELECT id FROM outbox_events WHERE message_id = $1", [messageId]);
+    const { rows } = await db.pool.query("SELECT id FROM events WHERE message_id = $1", [messageId]);
     expect(await jobIds(QUEUES.smppDlrOut)).toContain(rows[0].id);
     const { rows: receipts } = await db.pool.query("SELECT 1 FROM smpp_receipts WHERE account_id = $1", [
       accountId,

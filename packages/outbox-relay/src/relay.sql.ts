@@ -13,26 +13,36 @@ export const CLAIM_EVENTS = `
 WITH claimed AS (
   DELETE FROM outbox_pending
   WHERE seq IN (SELECT seq FROM outbox_pending ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
-  RETURNING event_id
+  RETURNING event_id, message_id, sequence, created_at
 )
 SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, o.source, o.status, o.smpp_data,
-       e.enabled AS endpoint_enabled, e.event_types AS endpoint_event_types
+       o.from_history, e.enabled AS endpoint_enabled, e.event_types AS endpoint_event_types
 FROM claimed
 CROSS JOIN LATERAL (
   -- One key lookup per claimed event, whatever the statistics say: LIMIT keeps the planner
-  -- from turning this into a hash join over all of outbox_events, the plan it chose and then
-  -- kept (a prepared statement's generic plan) while the tables were small.
-  -- The status from the event's history row (a status event stores no payload); the whole
-  -- data only for an SMPP customer's message, whose final events become receipts.
-  SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, m.source::text AS source,
-         COALESCE(h.status::text, o.payload->>'status') AS status,
-         CASE WHEN m.source = 'smpp' THEN ${eventDataSql("o")} END AS smpp_data
-  -- LEFT: a message.received event names an inbound message (in_…), which has no messages row.
-  -- $2 leaves out the weeks of messages not due yet, which have no events (docs/decisions.md#partitions).
+  -- from turning this into a hash join over all of a table, the plan it chose and then kept
+  -- (a prepared statement's generic plan) while the tables were small.
+  -- A status event is its history row (docs/decisions.md#status-events): its message gives the
+  -- account and source, its id its time (the relay reads it, see publishClaimed); the whole data is read only for an SMPP customer's message, whose final
+  -- events become receipts. $2 leaves out the weeks of messages not due yet, which have no events
+  -- (docs/decisions.md#partitions).
+  SELECT claimed.event_id AS id, m.account_id, claimed.message_id, 'message.' || h.status AS type,
+         claimed.sequence, claimed.created_at, m.source::text AS source, h.status::text AS status,
+         CASE WHEN m.source = 'smpp' THEN message_event_data(claimed.message_id, claimed.sequence) END AS smpp_data,
+         true AS from_history
+  FROM messages AS m
+  JOIN message_events AS h ON h.message_id = claimed.message_id AND h.sequence = claimed.sequence AND h.message_id < $2
+  WHERE claimed.message_id IS NOT NULL AND m.id = claimed.message_id AND m.id < $2
+  UNION ALL
+  -- An outbox_events row: message.received (an inbound message, in_…, has no messages row: LEFT),
+  -- or a status event written before status events became history rows.
+  SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, m.source::text,
+         COALESCE(h.status::text, o.payload->>'status'),
+         CASE WHEN m.source = 'smpp' THEN ${eventDataSql("o")} END, false
   FROM outbox_events AS o
   LEFT JOIN messages AS m ON m.id = o.message_id AND m.id < $2
   LEFT JOIN message_events AS h ON h.message_id = o.message_id AND h.sequence = o.sequence AND h.message_id < $2
-  WHERE o.id = claimed.event_id
+  WHERE claimed.message_id IS NULL AND o.id = claimed.event_id
   LIMIT 1
 ) AS o
 LEFT JOIN webhook_endpoints AS e ON e.account_id = o.account_id
@@ -41,18 +51,20 @@ ORDER BY o.created_at, o.sequence`;
 /**
  * One delivery per event for an account with an endpoint: pending, or failed at once
  * when the endpoint is disabled (kept, so a replay can send it after re-enabling).
- * No copy of the event's data: the sender builds the body from the event row
- * (docs/webhooks.md#storage), which is written once and never changed.
+ * No copy of the event's data: the sender builds the body from the event (docs/webhooks.md#storage):
+ * a status event's from its message and history row (message_id, sequence), others from their
+ * outbox_events row. Both are written once and never changed; `created_at` is the event's time.
  * A pending delivery is written with the claim of the job that will send it ($7).
  * ON CONFLICT: a relay retried after a lost commit acknowledgement writes nothing twice.
  */
 export const INSERT_DELIVERIES = `
-INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, status, next_attempt_at, last_error, created_at, claim)
+INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, status, next_attempt_at, last_error, created_at, claim,
+                                sequence)
 SELECT d.event_id, d.account_id, d.message_id, d.event_type, d.status::"WebhookDeliveryStatus",
        CASE WHEN d.status = 'pending' THEN now() END,
        CASE WHEN d.status = 'failed' THEN 'endpoint disabled' END,
-       d.created_at, d.claim
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[])
-  AS d(event_id, account_id, message_id, event_type, status, created_at, claim)
+       d.created_at, d.claim, d.sequence
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::int[])
+  AS d(event_id, account_id, message_id, event_type, status, created_at, claim, sequence)
 ON CONFLICT (event_id) DO NOTHING
 RETURNING event_id, account_id, status::text AS status`;

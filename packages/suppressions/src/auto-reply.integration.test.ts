@@ -42,7 +42,7 @@ describe("keyword auto-replies (real PostgreSQL)", () => {
     const { rows } = await pool.query(
       `SELECT m.to_number, m.sender_id, m.body, m.status, m.client_ref, m.credits_charged,
               EXISTS (SELECT 1 FROM dispatch_outbox d WHERE d.message_id = m.id) AS dispatching,
-              (SELECT array_agg(type ORDER BY type) FROM outbox_events e WHERE e.message_id = m.id) AS events
+              (SELECT array_agg(type ORDER BY type) FROM events e WHERE e.message_id = m.id) AS events
          FROM messages m WHERE m.account_id = $1 ORDER BY m.created_at, m.id`,
       [accountId],
     );

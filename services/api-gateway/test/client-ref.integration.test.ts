@@ -1,7 +1,6 @@
 import { applyTransition, promoteDueScheduled } from "@sms/message-state";
 import { toWebhookEvent, type OutboxRow } from "@sms/webhooks";
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
-import { eventDataSql } from "@sms/message-state";
 
 describe("client_ref: the customer's own reference (docs/decisions.md#client-ref)", () => {
   let gw: TestGateway;
@@ -14,7 +13,7 @@ describe("client_ref: the customer's own reference (docs/decisions.md#client-ref
     });
   const webhookData = async (messageId: string) => {
     const { rows } = await gw.db.pool.query<OutboxRow>(
-      `SELECT id, account_id, message_id, type, sequence, created_at, ${eventDataSql("o")} AS payload FROM outbox_events AS o WHERE message_id = $1 ORDER BY sequence`,
+      `SELECT id, account_id, message_id, type, sequence, created_at, payload FROM events AS o WHERE message_id = $1 ORDER BY sequence`,
       [messageId],
     );
     return rows.map((row) => ({ event: row.type, ...toWebhookEvent(row).data }));

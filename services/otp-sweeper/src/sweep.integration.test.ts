@@ -36,7 +36,7 @@ describe("otp-sweeper sweep (real PostgreSQL and Redis)", () => {
     expect(await h.balance()).toBe(STARTING_BALANCE);
     expect(await h.otpStatus(otpId)).toBe("expired");
     const { rows: events } = await h.db.pool.query(
-      "SELECT type, message_event_data(message_id, sequence) AS payload FROM outbox_events WHERE message_id = $1 ORDER BY sequence",
+      "SELECT type, payload FROM events WHERE message_id = $1 ORDER BY sequence",
       [messageId],
     );
     expect(events.map((e) => e.type)).toEqual(["message.queued", "message.failed"]);

@@ -22,7 +22,7 @@ describe("scheduler's event relay (real PostgreSQL, Redis and BullMQ)", () => {
       { what: "the webhook delivery of message.queued" },
     );
     const { rows } = await h.db.pool.query(
-      "SELECT d.status::text, d.event_type, message_event_data(o.message_id, o.sequence)->>'status' AS status_in_payload, d.payload IS NULL AS body_from_event, NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.event_id = o.id) AS published FROM webhook_deliveries d JOIN outbox_events o ON o.id = d.event_id WHERE d.message_id = $1",
+      "SELECT d.status::text, d.event_type, o.payload->>'status' AS status_in_payload, d.payload IS NULL AS body_from_event, NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.event_id = o.id) AS published FROM webhook_deliveries d JOIN events o ON o.id = d.event_id WHERE d.message_id = $1",
       [id],
     );
     expect(rows).toEqual([

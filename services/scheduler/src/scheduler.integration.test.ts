@@ -28,7 +28,7 @@ describe("scheduler (real PostgreSQL, Redis and BullMQ)", () => {
     await waitFor(() => h.jobCount(id!) === 1, { what: "its sms.dispatch job" });
     expect(h.jobs.find((j) => j.messageId === id)!.at - scheduledAt.getTime()).toBeLessThan(1000);
     const { rows } = await h.db.pool.query(
-      `SELECT (SELECT count(*) FROM outbox_events WHERE message_id = $1 AND type = 'message.queued')::int AS events,
+      `SELECT (SELECT count(*) FROM events WHERE message_id = $1 AND type = 'message.queued')::int AS events,
               (SELECT count(*) FROM dispatch_outbox WHERE message_id = $1)::int AS outbox`,
       [id],
     );
@@ -108,7 +108,7 @@ describe("scheduler (real PostgreSQL, Redis and BullMQ)", () => {
     const { rows } = await h.db.pool.query(
       `SELECT (SELECT count(*) FROM message_events WHERE status = 'queued')::int AS events,
               (SELECT count(DISTINCT message_id) FROM message_events WHERE status = 'queued')::int AS messages,
-              (SELECT count(*) FROM outbox_events WHERE type = 'message.queued')::int AS outbox,
+              (SELECT count(*) FROM events WHERE type = 'message.queued')::int AS outbox,
               (SELECT count(*) FROM messages WHERE status = 'queued' AND status_sequence = 2)::int AS queued`,
     );
     expect(rows[0]).toEqual({ events: total, messages: total, outbox: total, queued: total });

@@ -43,7 +43,7 @@ export interface AttemptRecord {
 // is set only after that window, or once the reconciler has cleared the claim.
 const CLAIM = `
 WITH held AS (
-  SELECT event_id, attempts, payload FROM webhook_deliveries
+  SELECT event_id, attempts, payload, account_id, message_id, event_type, sequence, created_at FROM webhook_deliveries
   WHERE event_id = ANY($1::text[]) AND status = 'pending' AND claim = $2
     AND next_attempt_at > now() - $4 * interval '1 millisecond'
 ), taken AS (
@@ -52,7 +52,7 @@ WITH held AS (
     AND (claim = $2 OR (
       (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
       AND (claim IS NULL OR next_attempt_at <= now() - $4 * interval '1 millisecond')))
-  RETURNING event_id, attempts, payload
+  RETURNING event_id, attempts, payload, account_id, message_id, event_type, sequence, created_at
 ), claimed AS (
   SELECT * FROM held UNION ALL SELECT * FROM taken
 )
@@ -60,9 +60,18 @@ SELECT c.event_id, c.attempts, c.payload AS copied_payload,
        o.id, o.account_id, o.message_id, o.type, o.sequence, o.payload, o.created_at
 FROM claimed AS c
 LEFT JOIN LATERAL (
-  -- A status event's data is built from its message and history (docs/decisions.md#event-data).
-  SELECT e.id, e.account_id, e.message_id, e.type, e.sequence, ${eventDataSql("e")} AS payload, e.created_at
-  FROM outbox_events AS e WHERE e.id = c.event_id AND c.payload IS NULL LIMIT 1
+  -- A status event is its history row (docs/decisions.md#status-events): the delivery names it
+  -- (message, sequence), and its data is built from the message and the history
+  -- (docs/decisions.md#event-data); its time is the delivery's created_at, the event's.
+  SELECT c.event_id AS id, c.account_id, c.message_id, c.event_type AS type, c.sequence,
+         message_event_data(c.message_id, c.sequence) AS payload, c.created_at
+  WHERE c.payload IS NULL AND c.sequence IS NOT NULL AND c.event_type <> 'message.received'
+  UNION ALL
+  -- Any other event (message.received; a status event written before) is an outbox_events row.
+  SELECT e.id, e.account_id, e.message_id, e.type, e.sequence, ${eventDataSql("e")}, e.created_at
+  FROM outbox_events AS e
+  WHERE e.id = c.event_id AND c.payload IS NULL AND (c.sequence IS NULL OR c.event_type = 'message.received')
+  LIMIT 1
 ) AS o ON true`;
 
 // Every attempt of a flush in one statement (docs/webhooks.md#storage). A delivery's first success

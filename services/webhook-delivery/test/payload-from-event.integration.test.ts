@@ -2,7 +2,6 @@ import { waitFor } from "@sms/testing";
 import { renderWebhookBody, toWebhookEvent, type OutboxRow } from "@sms/webhooks";
 import { startWebhookWorld, type WebhookWorld } from "./harness";
 import { startReceiver, type Receiver } from "./receiver";
-import { eventDataSql } from "@sms/message-state";
 
 // A delivery holds no copy of its body: the sender builds it from the outbox_events row of the
 // same id, on the first attempt and on every retry (docs/webhooks.md#storage).
@@ -27,7 +26,7 @@ async function receiver(): Promise<Receiver> {
 
 async function eventRow(eventId: string): Promise<OutboxRow> {
   const { rows } = await w.db.pool.query<OutboxRow>(
-    `SELECT id, account_id, message_id, type, sequence, created_at, ${eventDataSql("o")} AS payload FROM outbox_events AS o WHERE id = $1`,
+    `SELECT id, account_id, message_id, type, sequence, created_at, payload FROM events AS o WHERE id = $1`,
     [eventId],
   );
   return rows[0]!;

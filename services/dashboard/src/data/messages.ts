@@ -65,17 +65,22 @@ export async function findMessage(prisma: PrismaClient, accountId: string, messa
     },
   });
   if (!message) return null;
-  // A delivery's id is its outbox event's id; outbox_events is indexed by message, deliveries are not.
-  // Its events come from when it was due (its id's time) on: the days before are left out
-  // (an hour before, for hosts whose clocks disagree).
-  const events = await prisma.outboxEvent.findMany({
+  // A delivery's id is its event's id. A status event is its history row's event id (read above);
+  // one written before that (docs/decisions.md#status-events) is an outbox_events row, indexed by
+  // message, from when the message was due (its id's time) on: the days before are left out (an
+  // hour before, for hosts whose clocks disagree).
+  const written = await prisma.outboxEvent.findMany({
     where: { messageId, accountId, id: { gte: idBoundAt("evt", idTime(messageId) - 3_600_000) } },
     select: { id: true },
     orderBy: { sequence: "asc" },
     take: 50,
   });
+  const eventIds = [
+    ...message.events.flatMap((event) => (event.eventId ? [event.eventId] : [])),
+    ...written.map((event) => event.id),
+  ];
   const deliveries = await prisma.webhookDelivery.findMany({
-    where: { eventId: { in: events.map((e) => e.id) }, accountId },
+    where: { eventId: { in: eventIds }, accountId },
     orderBy: { createdAt: "asc" },
   });
   // A success is on its delivery (already read here), a failure in webhook_attempts.
