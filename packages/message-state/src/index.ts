@@ -29,7 +29,7 @@ export {
   type PromotedMessage,
 } from "./promote-due";
 export type { Queryable } from "./queryable";
-export { eventDataSql } from "./status-event";
+export { eventDataSql, eventDataSubquery } from "./status-event";
 export * from "./counts";
 export * from "./export";
 export { dueByIdBound, waitingSinceIdBound } from "./message-weeks";

@@ -4,6 +4,7 @@ import { newId } from "@sms/ids";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { insertAccount } from "../test/fixtures";
 import { applyTransition } from "./apply-transition";
+import { eventDataSubquery } from "./status-event";
 import { canTransition, MESSAGE_STATUSES, type MessageStatus } from "./transitions";
 
 /**
@@ -96,8 +97,13 @@ describe("a status event's data, built from the message and its history", () => 
     return rows[0].payload;
   }
 
+  /** The function's data, after checking that the subquery the sender uses gives the same. */
   async function builtData(id: string, sequence: number): Promise<unknown> {
-    const { rows } = await db.pool.query("SELECT message_event_data($1, $2) AS data", [id, sequence]);
+    const { rows } = await db.pool.query(
+      `SELECT message_event_data($1, $2) AS data, (SELECT data FROM ${eventDataSubquery("$1", "$2::int")} AS d) AS subquery`,
+      [id, sequence],
+    );
+    expect(rows[0].subquery).toEqual(rows[0].data);
     return rows[0].data;
   }
 

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { Batcher } from "@sms/db";
-import { eventDataSql } from "@sms/message-state";
+import { eventDataSql, eventDataSubquery } from "@sms/message-state";
 import type { AttemptResult } from "@sms/webhooks";
 import { toWebhookEvent, type OutboxRow, type WebhookEvent } from "@sms/webhooks";
 
@@ -63,8 +63,9 @@ LEFT JOIN LATERAL (
   -- A status event is its history row (docs/decisions.md#status-events): the delivery names it
   -- (message, sequence), and its data is built from the message and the history
   -- (docs/decisions.md#event-data); its time is the delivery's created_at, the event's.
-  SELECT c.event_id AS id, c.account_id, c.message_id, c.event_type AS type, c.sequence,
-         message_event_data(c.message_id, c.sequence) AS payload, c.created_at
+  SELECT c.event_id AS id, c.account_id, c.message_id, c.event_type AS type, c.sequence, d.data AS payload,
+         c.created_at
+  FROM ${eventDataSubquery("c.message_id", "c.sequence")} AS d
   WHERE c.payload IS NULL AND c.sequence IS NOT NULL AND c.event_type <> 'message.received'
   UNION ALL
   -- Any other event (message.received; a status event written before) is an outbox_events row.
