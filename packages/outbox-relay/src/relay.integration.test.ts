@@ -283,6 +283,23 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     await db.pool.query("DELETE FROM outbox_events WHERE account_id = 'acc_order'");
   });
 
+  it("reports a status event whose message it cannot find instead of dropping it silently, and publishes the rest", async () => {
+    const accountId = await insertAccount(db.pool);
+    await endpoints.register(accountId, "http://127.0.0.1:9/hooks");
+    const found = await failedMessage(accountId);
+    const lost = newId("evt");
+    await db.pool.query("INSERT INTO outbox_pending (event_id, message_id, sequence) VALUES ($1, $2, 2)", [
+      lost,
+      newId("msg"),
+    ]);
+    const result = await relayOutbox(db.pool, producers, { limit: 100 });
+    expect(result).toMatchObject({ events: 1, webhooks: 1, unfound: [lost] });
+    const { rows } = await db.pool.query("SELECT message_id FROM webhook_deliveries WHERE account_id = $1", [
+      accountId,
+    ]);
+    expect(rows).toEqual([{ message_id: found }]);
+  });
+
   it("two relays at once publish every event exactly once", async () => {
     const accountId = await insertAccount(db.pool, 10_000);
     await endpoints.register(accountId, "http://127.0.0.1:9/hooks");

@@ -30,9 +30,12 @@ CROSS JOIN LATERAL (
          claimed.sequence, claimed.created_at, m.source::text AS source, h.status::text AS status,
          CASE WHEN m.source = 'smpp' THEN message_event_data(claimed.message_id, claimed.sequence) END AS smpp_data,
          true AS from_history
-  FROM messages AS m
-  JOIN message_events AS h ON h.message_id = claimed.message_id AND h.sequence = claimed.sequence AND h.message_id < $2
-  WHERE claimed.message_id IS NOT NULL AND m.id = claimed.message_id AND m.id < $2
+  -- LEFT: a status event whose message is not found (not below $2: a writer's clock over an hour
+  -- ahead of this host's) still comes back, with no type, for the relay to report, not drop.
+  FROM (SELECT) AS event
+  LEFT JOIN messages AS m ON m.id = claimed.message_id AND m.id < $2
+  LEFT JOIN message_events AS h ON h.message_id = claimed.message_id AND h.sequence = claimed.sequence AND h.message_id < $2
+  WHERE claimed.message_id IS NOT NULL
   UNION ALL
   -- An outbox_events row: message.received (an inbound message, in_…, has no messages row: LEFT),
   -- or a status event written before status events became history rows.

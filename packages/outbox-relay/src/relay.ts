@@ -43,6 +43,8 @@ export interface RelayResult {
   smppReceipts: number;
   /** Events published by this call per status they announce (each status change is relayed once: the metric's source). */
   statuses: Record<string, number>;
+  /** Status events claimed whose message or history row was not found: not published (the loop logs them). */
+  unfound?: string[];
 }
 
 /**
@@ -84,6 +86,7 @@ export async function relayOutbox(
     webhooks: published.toQueue.reduce((sum, batch) => sum + batch.eventIds.length, 0),
     smppReceipts: published.smppReceipts,
     statuses: published.statuses,
+    unfound: published.unfound,
   };
 }
 
@@ -91,11 +94,13 @@ export async function relayOutbox(
 async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, limit: number) {
   // Unnamed, so planned for each run (docs/decisions.md#partitions): a prepared statement's
   // generic plan keeps the scan it chose for a day partition of outbox_events while it was empty.
-  const { rows } = await client.query<ClaimedRow>(CLAIM_EVENTS, [limit, dueByIdBound()]);
+  let { rows } = await client.query<ClaimedRow>(CLAIM_EVENTS, [limit, dueByIdBound()]);
   if (rows.length === 0) return { events: 0, toQueue: [], smppReceipts: 0, statuses: {} };
   // A status event stores no time: it is its id's (docs/decisions.md#status-events), decoded here
   // rather than in the statement, where it costs more per event.
   for (const row of rows) if (row.from_history) row.created_at = new Date(idTime(row.id));
+  const unfound = rows.filter((row) => row.type === null).map((row) => row.id);
+  if (unfound.length > 0) rows = rows.filter((row) => row.type !== null);
   const toQueue = await insertDeliveries(
     client,
     // An event nobody subscribed to costs nothing: no delivery row, no job, no attempt.
@@ -115,7 +120,13 @@ async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, 
     const status = row.status;
     if (isMessageStatus(status)) statuses[status] = (statuses[status] ?? 0) + 1;
   }
-  return { events: rows.length, toQueue, smppReceipts: receipts.length, statuses };
+  return {
+    events: rows.length,
+    toQueue,
+    smppReceipts: receipts.length,
+    statuses,
+    unfound: unfound.length > 0 ? unfound : undefined,
+  };
 }
 
 /**
@@ -185,6 +196,10 @@ export function startOutboxRelay(options: {
     errorBackoffMaxMs: 5000,
     tick: async () => {
       const result = await relayOutbox(options.pool, options.producers, { limit: options.batchSize });
+      if (result.unfound?.length)
+        options.logger.error("status events whose message was not found were not published", {
+          event_ids: result.unfound,
+        });
       options.onBatch?.(result);
       return result.events >= options.batchSize ? "again" : undefined;
     },
