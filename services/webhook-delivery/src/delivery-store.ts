@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { Batcher } from "@sms/db";
-import { eventDataSql, eventDataSubquery } from "@sms/message-state";
+import { dueByIdBound, eventDataSql, eventDataSubquery } from "@sms/message-state";
 import type { AttemptResult } from "@sms/webhooks";
 import { toWebhookEvent, type OutboxRow, type WebhookEvent } from "@sms/webhooks";
 
@@ -65,7 +65,7 @@ LEFT JOIN LATERAL (
   -- (docs/decisions.md#event-data); its time is the delivery's created_at, the event's.
   SELECT c.event_id AS id, c.account_id, c.message_id, c.event_type AS type, c.sequence, d.data AS payload,
          c.created_at
-  FROM ${eventDataSubquery("c.message_id", "c.sequence")} AS d
+  FROM ${eventDataSubquery("c.message_id", "c.sequence", "$5")} AS d
   WHERE c.payload IS NULL AND c.sequence IS NOT NULL AND c.event_type <> 'message.received'
   UNION ALL
   -- Any other event (message.received; a status event written before) is an outbox_events row.
@@ -163,7 +163,7 @@ export class DeliveryStore {
   async claim(eventIds: readonly string[], claim: string, leaseMs: number): Promise<ClaimedDelivery[]> {
     const { rows } = await this.pool.query<ClaimedRow>({
       text: CLAIM,
-      values: [eventIds, claim, leaseMs, this.heldForMs],
+      values: [eventIds, claim, leaseMs, this.heldForMs, dueByIdBound()],
     });
     const claimed: ClaimedDelivery[] = [];
     const orphans: string[] = [];

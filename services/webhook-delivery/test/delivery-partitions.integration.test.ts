@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import pg from "pg";
 import { partitionName, ensurePartitions } from "@sms/db";
 import { encodeUlid } from "@sms/ids";
+import { dueByIdBound } from "@sms/message-state";
 import { createTestWorld, tablesRead, type TestWorld } from "@sms/testing";
 import { DELIVERY_STATEMENTS } from "../src/delivery-store";
 
@@ -55,7 +56,13 @@ const dayPartitionsRead = async (sql: string, values: unknown[]) =>
 
 it("a job's claim reads the deliveries and the event bodies of its own days only", async () => {
   const ids = [...eventsOfDay.get(2)!, eventsOfDay.get(17)![0]!];
-  const read = await dayPartitionsRead(DELIVERY_STATEMENTS.CLAIM, [ids, "claim_1", 30_000, 5_000]);
+  const read = await dayPartitionsRead(DELIVERY_STATEMENTS.CLAIM, [
+    ids,
+    "claim_1",
+    30_000,
+    5_000,
+    dueByIdBound(),
+  ]);
   expect(read).toEqual(partitionsOf([2, 17]));
 });
 
