@@ -23,9 +23,9 @@ CROSS JOIN LATERAL (
   -- from turning this into a hash join over all of a table, the plan it chose and then kept
   -- (a prepared statement's generic plan) while the tables were small.
   -- A status event is its history row (docs/decisions.md#status-events): its message gives the
-  -- account and source, its id its time (the relay reads it, see publishClaimed); the whole data is read only for an SMPP customer's message, whose final
-  -- events become receipts. $2 leaves out the weeks of messages not due yet, which have no events
-  -- (docs/decisions.md#partitions).
+  -- account and source, its id its time (decoded by publishClaimed). The whole data is read only
+  -- for an SMPP customer's message, whose final events become receipts. $2 leaves out the weeks
+  -- of messages not due yet, which have no events (docs/decisions.md#partitions).
   SELECT claimed.event_id AS id, m.account_id, claimed.message_id, 'message.' || h.status AS type,
          claimed.sequence, claimed.created_at, m.source::text AS source, h.status::text AS status,
          CASE WHEN m.source = 'smpp' THEN message_event_data(claimed.message_id, claimed.sequence) END AS smpp_data,
