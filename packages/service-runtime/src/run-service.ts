@@ -61,6 +61,10 @@ export function runService<C extends { LOG_LEVEL: string }>(definition: ServiceD
     };
     process.on("SIGTERM", () => shutdown("SIGTERM"));
     process.on("SIGINT", () => shutdown("SIGINT"));
+    // Started with an IPC channel (the tests' startServiceProcess), it stops when the channel
+    // closes: its parent is gone, killed before it could stop it (a Jest worker replaced or
+    // killed after a failed test), and nobody else would.
+    if (process.channel) process.once("disconnect", () => shutdown("parent gone"));
     running.service = await definition.start(config, logger);
     if (stopping) {
       stopping = false;

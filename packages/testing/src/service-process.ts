@@ -55,8 +55,12 @@ export function startServiceProcess(name: string, env: Record<string, string>): 
       ...env,
       ...(process.env.SERVICE_LOGS ? { LOG_LEVEL: "info", LOG_SILENT: "false" } : {}),
     },
-    stdio: ["ignore", process.env.SERVICE_LOGS ? "inherit" : "ignore", "pipe"],
+    // An IPC channel the service watches: it stops when this process is gone, however it went
+    // (a worker killed after a failed test runs no exit handler). Unreferenced, so it keeps
+    // neither process alive.
+    stdio: ["ignore", process.env.SERVICE_LOGS ? "inherit" : "ignore", "pipe", "ipc"],
   });
+  child.channel?.unref();
   // A test that dies before its clean-up must not leave the service running.
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
