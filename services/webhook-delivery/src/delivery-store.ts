@@ -41,9 +41,13 @@ export interface AttemptRecord {
 // claim can take it for longer than one hold: its next_attempt_at is later than now - $4
 // (WEBHOOK_RECONCILE_STALE_MS less the hold). A job with another claim takes a row whose claim
 // is set only after that window, or once the reconciler has cleared the claim.
+// What a claimed delivery row gives the send: its state, and the event it names (a status event's
+// message and sequence), whether it was held already or taken now.
+const CLAIMED_COLUMNS =
+  "event_id, attempts, payload, account_id, message_id, event_type, sequence, created_at";
 const CLAIM = `
 WITH held AS (
-  SELECT event_id, attempts, payload, account_id, message_id, event_type, sequence, created_at FROM webhook_deliveries
+  SELECT ${CLAIMED_COLUMNS} FROM webhook_deliveries
   WHERE event_id = ANY($1::text[]) AND status = 'pending' AND claim = $2
     AND next_attempt_at > now() - $4 * interval '1 millisecond'
 ), taken AS (
@@ -52,7 +56,7 @@ WITH held AS (
     AND (claim = $2 OR (
       (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
       AND (claim IS NULL OR next_attempt_at <= now() - $4 * interval '1 millisecond')))
-  RETURNING event_id, attempts, payload, account_id, message_id, event_type, sequence, created_at
+  RETURNING ${CLAIMED_COLUMNS}
 ), claimed AS (
   SELECT * FROM held UNION ALL SELECT * FROM taken
 )
