@@ -1,19 +1,18 @@
 // pnpm bench:overview — the dashboard overview of an account with BENCH_OVERVIEW_ROWS messages
 // (default 2,000,000) in the last 24 hours, before and after the message counts
 // (docs/decisions.md#message-counts). In a database of its own (sms_bench_overview) the messages
-// and their history rows are made with generate_series (the history trigger writes the count
-// deltas, which are then folded, timed), plus a quarter as many for a second account. It times
+// and their history rows are made with generate_series, with their count deltas as acceptance
+// writes them (then folded, timed), plus a quarter as many for a second account. It times
 // the overview's reads the old way (counting the messages, kept here only) and the new way
 // (loadOverview), with everything folded and with BENCH_OVERVIEW_UNFOLDED (5,000) deltas
 // waiting. Last, why the counts are appended and folded rather than updated in place:
 // BENCH_OVERVIEW_CLIENTS (8) connections each run transactions that do 2 ms of other work after
 // either appending a delta row or bumping one shared count row (one account, one hour).
-// Then what the trigger adds to a statement that writes one history row.
 // Target: overview ≤ 50 ms.
 import pg from "pg";
 import { DATABASE_SESSION_OPTIONS } from "@sms/db";
 // Relative: the code as the dashboard and the scheduler run it, without a workspace dependency.
-import { applyTransitions, foldMessageCounts } from "../packages/message-state/src";
+import { foldMessageCounts, MESSAGE_COUNT_DELTAS_OF_ACCEPTED } from "../packages/message-state/src";
 import { loadOverview } from "../services/dashboard/src/data/overview";
 import { freshDatabase } from "./support";
 
@@ -21,8 +20,6 @@ const ROWS = Number(process.env.BENCH_OVERVIEW_ROWS ?? 2_000_000);
 const UNFOLDED = Number(process.env.BENCH_OVERVIEW_UNFOLDED ?? 5_000);
 const CLIENTS = Number(process.env.BENCH_OVERVIEW_CLIENTS ?? 8);
 const CONTENTION_TX = 200;
-const TRIGGER_STATEMENTS = 2000;
-const TRANSITIONS = 500;
 const CHUNK = 250_000;
 const RUNS = 7;
 const HOUR_MS = 3600_000;
@@ -42,8 +39,11 @@ WITH m AS (
        LATERAL (SELECT CASE WHEN n % 100 < 70 THEN 'delivered' WHEN n % 100 < 80 THEN 'failed'
                             WHEN n % 100 < 92 THEN 'sent' WHEN n % 100 < 98 THEN 'queued'
                             ELSE 'scheduled' END AS status) AS s
-  RETURNING id, status, created_at)
-INSERT INTO message_events (message_id, sequence, status, occurred_at) SELECT id, 1, status, created_at FROM m`;
+  RETURNING id, account_id, status, created_at
+), events_in AS (
+  INSERT INTO message_events (message_id, sequence, status, occurred_at) SELECT id, 1, status, created_at FROM m
+)
+${MESSAGE_COUNT_DELTAS_OF_ACCEPTED}`;
 
 // The overview's reads before the message counts (what services/dashboard/src/data/overview.ts did
 // then): both through the (account_id, created_at) index, every message of the day counted.
@@ -183,69 +183,6 @@ async function main(): Promise<void> {
   console.log(
     `\n${CLIENTS} connections, transactions with 2 ms of other work: appending a delta ${appended.toFixed(0)}/s, ` +
       `bumping one shared count row ${bumped.toFixed(0)}/s`,
-  );
-  // What the trigger adds to a statement that writes a status change: one history row per
-  // statement (a receipt, one message), inside one transaction so that commit flushes (milliseconds
-  // on this machine) do not drown it; with and without the trigger, twice, alternating.
-  let round = 0;
-  const perStatement = async () => {
-    await db.query("BEGIN");
-    const started = process.hrtime.bigint();
-    for (let i = 0; i < TRIGGER_STATEMENTS; i++)
-      await db.query(
-        `INSERT INTO message_events (message_id, sequence, status, previous_status)
-         VALUES ('msg_bench' || lpad($1::text, 17, '0'), 1000 + $2, 'delivered', 'sent')`,
-        [1 + (i % 1000), i + TRIGGER_STATEMENTS * round],
-      );
-    const micros = Number(process.hrtime.bigint() - started) / 1e3 / TRIGGER_STATEMENTS;
-    await db.query("COMMIT");
-    round++;
-    return micros;
-  };
-  const trigger = (enabled: boolean) =>
-    db.query(
-      `ALTER TABLE message_events ${enabled ? "ENABLE" : "DISABLE"} TRIGGER "message_events_count_deltas"`,
-    );
-  const withTrigger: number[] = [];
-  const withoutTrigger: number[] = [];
-  for (let i = 0; i < 2; i++) {
-    withTrigger.push(await perStatement());
-    await trigger(false);
-    withoutTrigger.push(await perStatement());
-    await trigger(true);
-  }
-  // The same, through the state machine: one queued message to sent per call (what a dispatcher
-  // job does), commits not flushed so that only the statement's own work is timed.
-  const quick = new pg.Pool({ connectionString: url, max: 1, options: "-c synchronous_commit=off" });
-  const queued = (
-    await db.query<{ id: string }>(
-      "SELECT id FROM messages WHERE account_id = $1 AND status = 'queued' ORDER BY id LIMIT $2",
-      [big, TRANSITIONS * 4],
-    )
-  ).rows.map((row) => row.id);
-  const perTransition = async () => {
-    const ids = queued.splice(0, TRANSITIONS);
-    const started = process.hrtime.bigint();
-    for (const messageId of ids) await applyTransitions(quick, [{ messageId, to: "sent", at: new Date() }]);
-    return Number(process.hrtime.bigint() - started) / 1e3 / ids.length;
-  };
-  const transitionWith: number[] = [];
-  const transitionWithout: number[] = [];
-  for (let i = 0; i < 2; i++) {
-    transitionWith.push(await perTransition());
-    await trigger(false);
-    transitionWithout.push(await perTransition());
-    await trigger(true);
-  }
-  await quick.end();
-  const us = (values: number[]) => values.map((v) => `${v.toFixed(0)} µs`).join(", ");
-  console.log(
-    `applyTransitions, one message queued → sent per call: ${us(transitionWith)} with the trigger, ` +
-      `${us(transitionWithout)} without`,
-  );
-  console.log(
-    `one history row per statement (in a transaction): ${us(withTrigger)} with the counts' trigger, ` +
-      `${us(withoutTrigger)} without`,
   );
   const load = (await import("node:os")).loadavg()[0]!.toFixed(1);
   console.log(

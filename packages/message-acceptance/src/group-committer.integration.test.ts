@@ -51,6 +51,15 @@ describe("GroupCommitter (real PostgreSQL)", () => {
   const balanceOf = async (accountId: string) =>
     Number((await pool.query("SELECT balance FROM accounts WHERE id = $1", [accountId])).rows[0].balance);
 
+  /** The account's message count deltas by status (docs/decisions.md#message-counts), as acceptance appended them. */
+  async function countedOf(accountId: string): Promise<Record<string, number>> {
+    const { rows } = await pool.query<{ status: string; n: number }>(
+      "SELECT status::text, sum(delta)::int AS n FROM message_count_deltas WHERE account_id = $1 GROUP BY 1",
+      [accountId],
+    );
+    return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+  }
+
   it("charges a covered flush in one statement: running balances, history, outbox and SMPP records", async () => {
     const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1 });
     const [a, b] = [await account(100), await account(50)];
@@ -114,6 +123,8 @@ describe("GroupCommitter (real PostgreSQL)", () => {
       [[a, b]],
     );
     expect(counts.rows[0]).toEqual({ messages: "5", events: "5", outbox: "5", dispatch: "5" });
+    expect(await countedOf(a)).toEqual({ queued: 3 });
+    expect(await countedOf(b)).toEqual({ queued: 2 });
     const submits = await pool.query(
       "SELECT id, account_id, message_id, registered_delivery FROM smpp_submits",
     );
@@ -142,6 +153,10 @@ describe("GroupCommitter (real PostgreSQL)", () => {
     ).toEqual(["ok", "ok", "ok", "INSUFFICIENT_CREDITS", "ok", "FORBIDDEN"]);
     expect(await balanceOf(poor)).toBe(0);
     expect((await ledgerOf(poor)).map((e) => e.after)).toEqual([1, 0]);
+    // Counted in the statements that wrote them, by whichever path: none of the refused.
+    expect(await countedOf(poor)).toEqual({ queued: 2 });
+    expect(await countedOf(rich)).toEqual({ queued: 2 });
+    expect(await countedOf(suspended)).toEqual({});
     expect(await balanceOf(rich)).toBe(8);
     expect(await balanceOf(suspended)).toBe(10);
   });

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { newId } from "@sms/ids";
+import { MESSAGE_COUNT_DELTAS_OF_ACCEPTED } from "@sms/message-state";
 import type { PreparedMessage } from "./prepare";
 
 export interface BatchRow {
@@ -94,6 +95,8 @@ batches_in AS (
 ), events_in AS (
   INSERT INTO message_events (message_id, sequence, status, occurred_at, event_id)
   SELECT id, 1, status::"MessageStatus", created_at, event_id FROM m
+), counts_in AS (
+  ${MESSAGE_COUNT_DELTAS_OF_ACCEPTED}
 ), ledger_in AS (
   INSERT INTO credit_ledger (account_id, delta, balance_after, reason, message_id, created_at)
   SELECT account_id, -credits, balance_after, 'message_charge', id, created_at FROM m

@@ -1,3 +1,5 @@
+import { MESSAGE_COUNT_DELTAS_OF_CHANGES } from "./counts/deltas.sql";
+
 /**
  * Many status changes (at most one per message) as ONE statement: the set-based twin of
  * a single change, with the same rules, so a batch of receipts or submit records costs
@@ -13,7 +15,7 @@
  *   READ COMMITTED a concurrent change makes this wait and then see the committed status,
  *   so exactly one of N racing callers finds its guard true (docs/messages.md#transitions).
  * - `upd` changes only rows whose status is in their `from_list`; `status_sequence` + 1.
- * - history, webhook outbox, dispatch outbox and refunds all read `upd`. A status event is its
+ * - history, count deltas, webhook outbox, dispatch outbox and refunds all read `upd`. A status event is its
  *   history row (its event id) queued for the relay in outbox_pending; its data is built from
  *   the message and the history when read (status-event.ts, docs/decisions.md#status-events).
  * - Refunds are summed per account (an UPDATE … FROM that matches one account row twice
@@ -47,11 +49,13 @@ WITH input AS (
     body_sealed = CASE WHEN i.to_status IN ('scheduled', 'queued') THEN m.body_sealed END
   FROM old JOIN input AS i ON i.id = old.id
   WHERE m.id = old.id AND m.id = ANY($1::text[]) AND old.status::text = ANY(string_to_array(i.from_list, ','))
-  RETURNING m.id, m.account_id, m.status, m.status_sequence, m.credits_charged, old.status AS previous_status,
+  RETURNING m.id, m.account_id, m.created_at, m.status, m.status_sequence, m.credits_charged, old.status AS previous_status,
             i.at, i.error_code AS change_error_code, i.error_message AS change_error_message, i.event_id, i.event_type
 ), event_in AS (
   INSERT INTO message_events (message_id, sequence, status, previous_status, error_code, error_message, occurred_at, event_id)
   SELECT id, status_sequence, status, previous_status, change_error_code, change_error_message, at, event_id FROM upd
+), counts_in AS (
+  ${MESSAGE_COUNT_DELTAS_OF_CHANGES}
 ), outbox_in AS (
   INSERT INTO outbox_pending (event_id, message_id, sequence)
   SELECT event_id, id, status_sequence FROM upd WHERE event_type IS NOT NULL ORDER BY id

@@ -1,5 +1,6 @@
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
+import { MESSAGE_COUNT_DELTAS_OF_ACCEPTED } from "@sms/message-state";
 import { createLogger } from "@sms/logger";
 import {
   DISPATCH_QUEUES,
@@ -97,14 +98,18 @@ export async function createHarness(): Promise<Harness> {
     },
     async insertScheduled(scheduledAt, count = 1) {
       const ids = Array.from({ length: count }, () => newId("msg"));
-      // What acceptance writes for a scheduled message: the row and history sequence 1, no outbox rows yet.
+      // What acceptance writes for a scheduled message: the row, history sequence 1 and its count delta,
+      // no outbox rows yet.
       await db.pool.query(
         `WITH m AS (
            INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged,
                                  status, scheduled_at)
            SELECT id, $2, '+14155550100', 'ACME', 'see you at 9', 'GSM7', 1, 1, 'scheduled', $3
-           FROM unnest($1::text[]) AS t(id) RETURNING id)
-         INSERT INTO message_events (message_id, sequence, status) SELECT id, 1, 'scheduled' FROM m`,
+           FROM unnest($1::text[]) AS t(id) RETURNING id, account_id, status, created_at
+         ), events_in AS (
+           INSERT INTO message_events (message_id, sequence, status) SELECT id, 1, 'scheduled' FROM m
+         )
+         ${MESSAGE_COUNT_DELTAS_OF_ACCEPTED}`,
         [ids, accountId, scheduledAt],
       );
       return ids;

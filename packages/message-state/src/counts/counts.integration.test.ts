@@ -6,7 +6,13 @@ import { applyTransitions } from "../apply-transition";
 import { expireOverdue, timeOutReceipts } from "../expiry";
 import { promoteDueScheduled } from "../promote-due";
 import { allowedFrom, MESSAGE_STATUSES, type MessageStatus } from "../transitions";
-import { countAccountHours, countPlatformStatuses, foldMessageCounts, type HourCount } from "./index";
+import {
+  countAccountHours,
+  countPlatformStatuses,
+  foldMessageCounts,
+  MESSAGE_COUNT_DELTAS_OF_ACCEPTED,
+  type HourCount,
+} from "./index";
 
 const HOUR_MS = 3600_000;
 const BASE_HOUR = Math.floor(Date.now() / HOUR_MS) - 6;
@@ -72,7 +78,7 @@ describe("message counts (real PostgreSQL)", () => {
     return id;
   }
 
-  /** Messages and their first history row in one statement, as acceptance writes them. */
+  /** Messages, their first history row and their count deltas in one statement, as acceptance writes them. */
   async function accept(accountId: string, action: Extract<Action, { kind: "accept" }>): Promise<void> {
     const createdAt = new Date((BASE_HOUR + action.hour) * HOUR_MS + 17 * 60_000);
     const scheduledAt =
@@ -83,8 +89,11 @@ describe("message counts (real PostgreSQL)", () => {
          INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged,
                                status, scheduled_at, expires_at, created_at, updated_at)
          SELECT id, $2, '+14155550100', 'ACME', 'hi', 'GSM7', 1, 1, $3::"MessageStatus", $4, $5, $6, $6
-         FROM unnest($1::text[]) AS t(id) RETURNING id, status, created_at)
-       INSERT INTO message_events (message_id, sequence, status, occurred_at) SELECT id, 1, status, created_at FROM m`,
+         FROM unnest($1::text[]) AS t(id) RETURNING id, account_id, status, created_at
+       ), events_in AS (
+         INSERT INTO message_events (message_id, sequence, status, occurred_at) SELECT id, 1, status, created_at FROM m
+       )
+       ${MESSAGE_COUNT_DELTAS_OF_ACCEPTED}`,
       [
         Array.from({ length: action.count }, () => newId("msg")),
         accountId,

@@ -1,6 +1,11 @@
 import { createDatabase, type Database } from "@sms/db";
 import { newId } from "@sms/ids";
-import { applyTransitions, foldMessageCounts, type MessageStatus } from "@sms/message-state";
+import {
+  applyTransitions,
+  foldMessageCounts,
+  MESSAGE_COUNT_DELTAS_OF_ACCEPTED,
+  type MessageStatus,
+} from "@sms/message-state";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { deliveryRate, loadOverview, toBuckets } from "./overview";
 
@@ -45,8 +50,11 @@ describe("loadOverview (real PostgreSQL)", () => {
          INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged,
                                status, created_at, updated_at)
          SELECT id, $2, '+14155550100', 'ACME', 'hi', 'GSM7', 1, 1, 'queued', $3, $3
-         FROM unnest($1::text[]) AS t(id) RETURNING id, created_at)
-       INSERT INTO message_events (message_id, sequence, status, occurred_at) SELECT id, 1, 'queued', created_at FROM m`,
+         FROM unnest($1::text[]) AS t(id) RETURNING id, account_id, status, created_at
+       ), events_in AS (
+         INSERT INTO message_events (message_id, sequence, status, occurred_at) SELECT id, 1, 'queued', created_at FROM m
+       )
+       ${MESSAGE_COUNT_DELTAS_OF_ACCEPTED}`,
       [ids, accountId, createdAt],
     );
     return ids;
