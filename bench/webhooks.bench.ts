@@ -4,6 +4,11 @@
 //     from the first to the last received. Target: ≥ 3,000/s.
 //  2. Latency: status changes written at 1,000/s for BENCH_DURATION_S seconds; time from
 //     the change (the event's timestamp) to the webhook at the receiver. Target: p99 < 1 s.
+// The events are status changes as the platform writes them (docs/decisions.md#status-events):
+// a message per event, its history row carrying the event id, queued for the relay in
+// outbox_pending, the webhook's data built from the history when the delivery is claimed. With
+// BENCH_WEBHOOKS_KIND=outbox they are message.received events instead: outbox_events rows with
+// their payload stored, queued by that table's trigger.
 // BENCH_WEBHOOK_PROCESSES (default 1) webhook-delivery processes run side by side. This
 // machine is shared, so beside the wall-clock figures the run prints the CPU each part
 // spent per 1,000 deliveries (from /proc), which other people's load disturbs far less.
@@ -115,11 +120,37 @@ function startReceiver(): Promise<{
   );
 }
 
-const EVENTS = `
+const KIND = process.env.BENCH_WEBHOOKS_KIND === "outbox" ? "outbox" : "status";
+
+// What inbound storage writes (message.received, the one event type still stored with its payload).
+const OUTBOX_EVENTS = `
 INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload)
-SELECT 'evt_' || lpad(to_hex(n), 26, '0') || $3, $1, $2, 'message.sent', n + 1,
-       jsonb_build_object('to', '+14155550100', 'status', 'sent', 'previous_status', 'queued', 'sender_id', 'BENCH', 'segments', 1)
-FROM generate_series($4::int, $4::int + $5::int - 1) AS n`;
+SELECT id, $1, 'in_' || substr(id, 5), 'message.received', 1,
+       jsonb_build_object('from', '+14155550100', 'to', '+14155550199', 'text', 'STOP', 'segments', 1)
+FROM unnest($2::text[]) AS t(id)`;
+
+// What acceptance and the dispatcher's sent transition leave for the relay: the message (sent),
+// its history (queued, then sent with its event id) and the event queued in outbox_pending.
+const STATUS_EVENTS = `
+WITH t AS (
+  SELECT * FROM unnest($2::text[], $3::text[]) AS t(message_id, event_id)
+), m AS (
+  INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged,
+                        status, status_sequence, sent_at)
+  SELECT message_id, $1, '+14155550100', 'BENCH', 'x', 'GSM7', 1, 0, 'sent', 2, now() FROM t
+), h AS (
+  INSERT INTO message_events (message_id, sequence, status, previous_status, occurred_at, event_id)
+  SELECT message_id, 1, 'queued'::"MessageStatus", NULL::"MessageStatus", now(), NULL FROM t
+  UNION ALL SELECT message_id, 2, 'sent', 'queued', now(), event_id FROM t
+)
+INSERT INTO outbox_pending (event_id, message_id, sequence) SELECT event_id, message_id, 2 FROM t ORDER BY event_id`;
+
+/** `count` events of one account, as KIND says; their ids are made now, so their time is now. */
+async function writeEvents(db: pg.Client, accountId: string, count: number): Promise<void> {
+  const eventIds = Array.from({ length: count }, () => newId("evt"));
+  if (KIND === "outbox") await db.query(OUTBOX_EVENTS, [accountId, eventIds]);
+  else await db.query(STATUS_EVENTS, [accountId, eventIds.map(() => newId("msg")), eventIds]);
+}
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
@@ -137,15 +168,9 @@ async function main(): Promise<void> {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const accountId = newId("acc");
-  const messageId = newId("msg");
   await db.query("INSERT INTO accounts (id, name, balance, updated_at) VALUES ($1, 'bench', 0, now())", [
     accountId,
   ]);
-  await db.query(
-    `INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged, status)
-     VALUES ($1, $2, '+14155550100', 'BENCH', 'x', 'GSM7', 1, 0, 'sent')`,
-    [messageId, accountId],
-  );
   const box = createSecretBox(BENCH_SECRETS.SECRET_ENCRYPTION_KEY);
   await db.query(
     "INSERT INTO webhook_endpoints (account_id, url, secret_sealed, updated_at) VALUES ($1, $2, $3, now())",
@@ -186,7 +211,7 @@ async function main(): Promise<void> {
     const loadBefore = loadAverage();
     const cpuBefore = await cpuSnapshot(db, redis, pids);
     const written = Date.now();
-    await db.query(EVENTS, [accountId, messageId, "a", 0, TOTAL]);
+    await writeEvents(db, accountId, TOTAL);
     const deadline = Date.now() + 120_000;
     while (receiver.arrivals.size < TOTAL && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
@@ -206,7 +231,7 @@ async function main(): Promise<void> {
       ({ rows: recorded } = await readRecorded());
     }
     console.log(
-      `\nWebhooks: ${TOTAL} events to one local endpoint (scheduler relay + ${PROCESSES} webhook-delivery process${PROCESSES > 1 ? "es" : ""})`,
+      `\nWebhooks: ${TOTAL} ${KIND === "status" ? "status events (data from the history)" : "message.received events (stored payload)"} to one local endpoint (scheduler relay + ${PROCESSES} webhook-delivery process${PROCESSES > 1 ? "es" : ""})`,
     );
     console.log(`  load average         ${loadBefore} before, ${loadAverage()} after`);
     console.log(
@@ -228,7 +253,7 @@ async function main(): Promise<void> {
     const start = Date.now();
     let sent = 0;
     for (let tick = 0; tick < DURATION_S * 20; tick++) {
-      await db.query(EVENTS, [accountId, messageId, "b", TOTAL + sent, perTick]);
+      await writeEvents(db, accountId, perTick);
       sent += perTick;
       const wait = start + (tick + 1) * 50 - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
