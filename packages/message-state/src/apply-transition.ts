@@ -1,5 +1,5 @@
 import { newId } from "@sms/ids";
-import { APPLY_TRANSITIONS } from "./apply-transitions.sql";
+import { APPLY_FORWARD_TRANSITIONS, APPLY_TRANSITIONS } from "./apply-transitions.sql";
 import type { Queryable } from "./queryable";
 import { allowedFrom, outboxEventType, type MessageStatus } from "./transitions";
 
@@ -73,8 +73,9 @@ export async function applyTransitions(
   // Unnamed: planned for its ids, so it reads only their weeks. A prepared statement's generic
   // plan reads every week: partitions are not pruned by `= ANY($1)` while running, only while
   // planning for the values (docs/decisions.md#partitions).
+  const forward = inputs.every((input) => input.to === "sent" || input.to === "delivered");
   const { rows } = await db.query<Row>({
-    text: APPLY_TRANSITIONS,
+    text: forward ? APPLY_FORWARD_TRANSITIONS : APPLY_TRANSITIONS,
     values: [
       inputs.map((input) => input.messageId),
       inputs.map((input) => input.to),

@@ -24,11 +24,15 @@ import { MESSAGE_COUNT_DELTAS_OF_CHANGES } from "./counts/deltas.sql";
  * - The final SELECT answers one row per input: the status seen under the lock, and the
  *   new sequence when it changed.
  *
+ * A change to `sent` or `delivered` (what the dispatcher and receipts write, nearly every change)
+ * queues nothing for dispatch and refunds nothing: APPLY_FORWARD_TRANSITIONS leaves those parts
+ * out, and a third of the planning with them (planned for every batch: docs/decisions.md#partitions).
+ *
  * A segment "reached a carrier" when the carrier gave it an id (submit_sm_resp OK) or
  * its submit_sm left us without a recorded answer ('submitting'). Only a message with
  * no such segment gets its credits back.
  */
-export const APPLY_TRANSITIONS = `
+const CHANGES = `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::"MessageStatus"[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[])
     AS t(id, to_status, from_list, at, error_code, error_message, event_id, event_type)
@@ -59,9 +63,13 @@ WITH input AS (
 ), outbox_in AS (
   INSERT INTO outbox_pending (event_id, message_id, sequence)
   SELECT event_id, id, status_sequence FROM upd WHERE event_type IS NOT NULL ORDER BY id
-), dispatch_in AS (
+`;
+
+const DISPATCH = `), dispatch_in AS (
   INSERT INTO dispatch_outbox (message_id) SELECT id FROM upd WHERE status = 'queued' ON CONFLICT DO NOTHING
-), refundable AS (
+`;
+
+const REFUNDS = `), refundable AS (
   SELECT upd.id, upd.account_id, upd.credits_charged, upd.status FROM upd
   WHERE upd.status IN ('failed', 'canceled') AND upd.credits_charged > 0
     AND NOT EXISTS (
@@ -79,10 +87,20 @@ WITH input AS (
          'message_refund', f.id,
          CASE WHEN f.status = 'canceled' THEN 'scheduled message canceled' ELSE 'message failed before reaching a carrier' END
   FROM refundable AS f JOIN refund ON refund.account_id = f.account_id
-)
+`;
+
+export const APPLY_TRANSITIONS = `${CHANGES}${DISPATCH}${REFUNDS})
 SELECT i.id, old.status AS current_status, upd.status_sequence AS sequence, upd.previous_status,
        COALESCE(f.credits_charged, 0) AS refunded
 FROM input AS i
 LEFT JOIN old ON old.id = i.id
 LEFT JOIN upd ON upd.id = i.id
 LEFT JOIN refundable AS f ON f.id = i.id`;
+
+/** APPLY_TRANSITIONS for changes whose targets are all `sent` or `delivered`. */
+export const APPLY_FORWARD_TRANSITIONS = `${CHANGES})
+SELECT i.id, old.status AS current_status, upd.status_sequence AS sequence, upd.previous_status,
+       0 AS refunded
+FROM input AS i
+LEFT JOIN old ON old.id = i.id
+LEFT JOIN upd ON upd.id = i.id`;
