@@ -32,8 +32,7 @@ import { MESSAGE_COUNT_DELTAS_OF_CHANGES } from "./counts/deltas.sql";
  * its submit_sm left us without a recorded answer ('submitting'). Only a message with
  * no such segment gets its credits back.
  */
-const CHANGES = `
-WITH input AS (
+const CHANGES = `input AS (
   SELECT * FROM unnest($1::text[], $2::"MessageStatus"[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[])
     AS t(id, to_status, from_list, at, error_code, error_message, event_id, event_type)
 ), old AS (
@@ -63,13 +62,13 @@ WITH input AS (
 ), outbox_in AS (
   INSERT INTO outbox_pending (event_id, message_id, sequence)
   SELECT event_id, id, status_sequence FROM upd WHERE event_type IS NOT NULL ORDER BY id
-`;
+)`;
 
-const DISPATCH = `), dispatch_in AS (
+const DISPATCH = `dispatch_in AS (
   INSERT INTO dispatch_outbox (message_id) SELECT id FROM upd WHERE status = 'queued' ON CONFLICT DO NOTHING
-`;
+)`;
 
-const REFUNDS = `), refundable AS (
+const REFUNDS = `refundable AS (
   SELECT upd.id, upd.account_id, upd.credits_charged, upd.status FROM upd
   WHERE upd.status IN ('failed', 'canceled') AND upd.credits_charged > 0
     AND NOT EXISTS (
@@ -87,9 +86,10 @@ const REFUNDS = `), refundable AS (
          'message_refund', f.id,
          CASE WHEN f.status = 'canceled' THEN 'scheduled message canceled' ELSE 'message failed before reaching a carrier' END
   FROM refundable AS f JOIN refund ON refund.account_id = f.account_id
-`;
+)`;
 
-export const APPLY_TRANSITIONS = `${CHANGES}${DISPATCH}${REFUNDS})
+export const APPLY_TRANSITIONS = `
+WITH ${CHANGES}, ${DISPATCH}, ${REFUNDS}
 SELECT i.id, old.status AS current_status, upd.status_sequence AS sequence, upd.previous_status,
        COALESCE(f.credits_charged, 0) AS refunded
 FROM input AS i
@@ -98,7 +98,8 @@ LEFT JOIN upd ON upd.id = i.id
 LEFT JOIN refundable AS f ON f.id = i.id`;
 
 /** APPLY_TRANSITIONS for changes whose targets are all `sent` or `delivered`. */
-export const APPLY_FORWARD_TRANSITIONS = `${CHANGES})
+export const APPLY_FORWARD_TRANSITIONS = `
+WITH ${CHANGES}
 SELECT i.id, old.status AS current_status, upd.status_sequence AS sequence, upd.previous_status,
        0 AS refunded
 FROM input AS i
