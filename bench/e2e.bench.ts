@@ -180,6 +180,14 @@ async function runOurs(
       const loadAfter = machineLoad();
       const integrity = await readIntegrity(db);
       const carrierSubmits = (await simulatorAccepted(simulator)) - carrierBefore;
+      // Where the run's time went: the last submit's answer and the last delivered status were
+      // written at these moments (updated_at is the commit's now(), not the carrier's time).
+      const { rows: stages } = await db.query<{ submitted: Date | null; delivered: Date | null }>(
+        `SELECT (SELECT max(submitted_at) FROM message_segments) AS submitted,
+                (SELECT max(updated_at) FROM messages WHERE status = 'delivered') AS delivered`,
+      );
+      const secondsAfterStart = (at: Date | null | undefined) =>
+        at ? `${((at.getTime() - started) / 1000).toFixed(1)} s` : "—";
 
       const endToEnd = (delivered.webhooks.lastDeliveredAt - started) / 1000;
       const hooks = received.webhooks;
@@ -194,6 +202,11 @@ async function runOurs(
         delivered.webhooks.deliveredMessages >= load.accepted
           ? `  end to end: last message.delivered webhook ${endToEnd.toFixed(1)} s after the first request → ${rate(load.accepted, endToEnd)} messages/s`
           : `  end to end: TIMED OUT after ${TIMEOUT_MS / 1000} s with ${delivered.webhooks.deliveredMessages}/${load.accepted} message.delivered webhooks`,
+      );
+      console.log(
+        `  timeline from the first request: last accepted ${load.seconds.toFixed(1)} s, last submit answered ` +
+          `${secondsAfterStart(stages[0]?.submitted)}, last message delivered in PostgreSQL ${secondsAfterStart(stages[0]?.delivered)}, ` +
+          `last message.delivered webhook ${endToEnd.toFixed(1)} s`,
       );
       const unsubscribed =
         mode === "final"
