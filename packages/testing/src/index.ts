@@ -20,3 +20,4 @@ export {
 export { lockTableFor, waitForLockWaiter } from "./slow-database";
 export { statsPool } from "./table-stats";
 export { plannedReadsOf, readsOf, tablesRead, type PlannedRead, type TableRead } from "./plans";
+export { filesUnder, REPO_ROOT } from "./repo-files";

@@ -1,23 +1,18 @@
 import fs from "node:fs";
 import path from "node:path";
+import { filesUnder, REPO_ROOT } from "./repo-files";
 
 // The convention of docs/testing.md, held: a file named `*.test.ts` is in the unit project
 // (`pnpm test:unit`, no PostgreSQL, Redis or built bundle), so it must not reach for them.
-const ROOT = path.resolve(__dirname, "../../..");
+const ROOT = REPO_ROOT;
 const NOT_UNIT = /\.(integration|process|e2e)\.test\.ts$/;
 const NEEDS_SERVERS =
   /createTestWorld|createDatabase\(|createRedis\(|startHarness|start[A-Za-z]*World\(|startTestGateway|launchService|startServiceProcess|dist\/main\.js/;
 const IMPORT_SPECIFIER = /(?:\bfrom|\bimport\(|\brequire\(|\bjest\.mock\()\s*"([^"]+)"/g;
 const WORKSPACE_PACKAGE = /^(?:packages|services)\/[^/]+(?=\/|$)/;
 
-function tsFiles(dir: string, keep: (file: string) => boolean): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.name === "node_modules" || entry.name === "dist") return [];
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return tsFiles(full, keep);
-    return entry.name.endsWith(".ts") && keep(full) ? [full] : [];
-  });
-}
+const tsFiles = (dir: string, keep: (file: string) => boolean) =>
+  filesUnder(dir, (file) => file.endsWith(".ts") && keep(file));
 
 const isTest = (file: string) => file.endsWith(".test.ts");
 const isTestOrSupport = (file: string) => isTest(file) || file.split(path.sep).includes("test");

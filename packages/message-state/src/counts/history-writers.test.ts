@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { filesUnder, REPO_ROOT } from "@sms/testing";
 
 /*
  * The message counts are kept by the statements that write the status history, not by a trigger
@@ -9,7 +10,6 @@ import path from "node:path";
  * A new writer fails this test until it does, and is added below.
  */
 
-const ROOT = path.resolve(__dirname, "../../../..");
 const WRITES_HISTORY = /INSERT INTO message_events\b/;
 const APPENDS_DELTAS = /\$\{MESSAGE_COUNT_DELTAS_OF_(ACCEPTED|CHANGES)\}/;
 const KNOWN_WRITERS = [
@@ -17,30 +17,21 @@ const KNOWN_WRITERS = [
   "packages/message-state/src/apply-transitions.sql.ts",
 ];
 
-/** The TypeScript sources of every package and service, tests and generated code aside. */
-function productSources(): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!["node_modules", "dist", "generated", "test"].includes(entry.name)) walk(full);
-      } else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts")) {
-        files.push(path.relative(ROOT, full));
-      }
-    }
-  };
-  for (const top of ["packages", "services"])
-    for (const unit of fs.readdirSync(path.join(ROOT, top))) {
-      const src = path.join(ROOT, top, unit, "src");
-      if (fs.existsSync(src)) walk(src);
-    }
-  return files;
-}
+/** The TypeScript sources of every package and service (relative paths), tests and their support aside. */
+const productSources = () =>
+  ["packages", "services"]
+    .flatMap((top) =>
+      filesUnder(
+        path.join(REPO_ROOT, top),
+        (file) =>
+          file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.split(path.sep).includes("test"),
+      ),
+    )
+    .map((file) => path.relative(REPO_ROOT, file));
 
 describe("writers of the status history", () => {
   const writers = productSources().filter((file) =>
-    WRITES_HISTORY.test(fs.readFileSync(path.join(ROOT, file), "utf8")),
+    WRITES_HISTORY.test(fs.readFileSync(path.join(REPO_ROOT, file), "utf8")),
   );
 
   it("are the two known statements (acceptance, applyTransitions)", () => {
@@ -48,6 +39,6 @@ describe("writers of the status history", () => {
   });
 
   it.each(KNOWN_WRITERS)("%s appends the message count deltas in the same statement", (file) => {
-    expect(fs.readFileSync(path.join(ROOT, file), "utf8")).toMatch(APPENDS_DELTAS);
+    expect(fs.readFileSync(path.join(REPO_ROOT, file), "utf8")).toMatch(APPENDS_DELTAS);
   });
 });
