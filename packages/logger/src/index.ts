@@ -27,9 +27,10 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "
 
 /**
  * winston runs the logger's format (timestamp, JSON) on every call and only then lets the
- * transport drop a level below its own: a per-receipt `debug` cost dlr-ingest about 3 % of its
+ * transport drop a level below its own: a per-receipt `debug` cost dlr-ingest about 4 % of its
  * CPU at LOG_LEVEL=warn. Each level method now returns first when its level is off. Set on the
- * logger itself, so its children (Object.create of it) inherit the check and their own level.
+ * logger itself, so its children (Object.create of it) inherit the check, which reads the
+ * level when called (a child's is its parent's).
  */
 function skipDisabledLevels(logger: Logger): Logger {
   const methods = logger as unknown as Record<string, (...args: unknown[]) => Logger>;
