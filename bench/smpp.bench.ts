@@ -34,7 +34,7 @@ const TOTAL = Number(process.env.BENCH_SMPP_MESSAGES ?? 30_000);
  */
 const WARMUP = Number(process.env.BENCH_SMPP_WARMUP ?? 10_000);
 const WINDOW = 100;
-/** Ports BASE+1 … BASE+12 (BENCH_PORT, default 3950): two runs on one machine must not collide. */
+/** Ports BASE+1 … BASE+12 and BASE+30 … BASE+33 (BENCH_PORT, default 3950): two runs on one machine must not collide. */
 const BASE = Number(process.env.BENCH_PORT ?? 3950);
 const port = (n: number) => String(BASE + n);
 const SMPP_PORT = BASE + 1;
@@ -56,14 +56,18 @@ async function startIdleServices(common: Record<string, string>) {
     },
   };
   const started = [];
-  for (const [i, [name, env]] of Object.entries(settings).entries())
+  for (const [i, [name, env]] of Object.entries(settings).entries()) {
+    // The gateway's and the dashboard's /readyz are on their internal port (BASE+30+i).
+    const internal = name === "api-gateway" || name === "dashboard";
+    const healthPort = internal ? port(30 + i) : port(8 + i);
     started.push(
       await startService(
         name,
-        { ...common, ...env, PORT: port(8 + i) },
-        `http://127.0.0.1:${port(8 + i)}/readyz`,
+        { ...common, ...env, PORT: port(8 + i), ...(internal ? { HEALTH_PORT: healthPort } : {}) },
+        `http://127.0.0.1:${healthPort}/readyz`,
       ),
     );
+  }
   return started;
 }
 
@@ -266,7 +270,9 @@ async function main(): Promise<void> {
       `  PostgreSQL WAL written during the submits: ${(walPerSubmit / 1024).toFixed(1)} KiB per submit_sm (the server's, all databases)`,
     );
     console.log(
-      `  receipts (pipeline)  ${pipelineReceipts}/${ids.length} within ${(RECEIPT_WAIT_MS / 1000).toFixed(0)} s of the last submit, last at ${pipelineSpan.toFixed(2)} s → ${(pipelineReceipts / pipelineSpan).toFixed(0)} /s from the first submit`,
+      ALONE
+        ? "  receipts (pipeline)  not run: no dispatcher or dlr-ingest with BENCH_SMPP_ALONE=1"
+        : `  receipts (pipeline)  ${pipelineReceipts}/${ids.length} within ${(RECEIPT_WAIT_MS / 1000).toFixed(0)} s of the last submit, last at ${pipelineSpan.toFixed(2)} s → ${(pipelineReceipts / pipelineSpan).toFixed(0)} /s from the first submit`,
     );
     console.log(
       `  receipts (path only) ${directCount}/${direct.length} in ${directSeconds.toFixed(2)} s → ${(directCount / directSeconds).toFixed(0)} /s   (target ≥ 2000)${ALONE ? "" : "; pipeline receipts still arriving are counted too, and compete"}`,
