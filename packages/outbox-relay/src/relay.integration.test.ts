@@ -216,44 +216,10 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     await db.pool.query("ANALYZE outbox_pending");
     const plan = await claimPlan();
     expect(plan).toContain("outbox_pending_pkey");
-    // The high events by their partial index: no scan of the backlog for them either.
-    expect(plan).toContain("outbox_pending_high_seq_idx");
-    expect(plan).not.toMatch(/Sort Key: outbox_pending|Seq Scan on outbox_pending/);
+    expect(plan).not.toMatch(/Sort Key: outbox_pending/);
     expect(plan).not.toMatch(/Seq Scan on outbox_events/);
     await db.pool.query("DELETE FROM outbox_pending WHERE event_id LIKE 'evt_backlog%'");
     await db.pool.query("DELETE FROM outbox_events WHERE account_id = 'acc_backlog'");
-  });
-
-  it("takes the events of high messages ahead of an older backlog, and the backlog still moves a batch a claim", async () => {
-    while ((await relayOutbox(db.pool, producers, { limit: 500 })).events > 0);
-    const accountId = await insertAccount(db.pool);
-    await endpoints.register(accountId, "http://127.0.0.1:9/hooks");
-    const backlog: string[] = [];
-    for (let i = 0; i < 6; i++) backlog.push(await failedMessage(accountId));
-    const high: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const id = await insertMessage(db.pool, { accountId });
-      await db.pool.query(`UPDATE messages SET priority = 'high' WHERE id = $1`, [id]);
-      await applyTransition(db.pool, { messageId: id, to: "failed", at: new Date(), errorCode: "NO_ROUTE" });
-      high.push(id);
-    }
-    const { rows: queued } = await db.pool.query<{ message_id: string; high: boolean }>(
-      "SELECT message_id, high FROM outbox_pending ORDER BY seq",
-    );
-    expect(queued).toEqual([...backlog, ...high].map((id) => ({ message_id: id, high: high.includes(id) })));
-
-    const published = async () => {
-      const { rows } = await db.pool.query<{ message_id: string }>(
-        "SELECT message_id FROM webhook_deliveries WHERE account_id = $1",
-        [accountId],
-      );
-      return rows.map((row) => row.message_id).sort();
-    };
-    // A claim of 3: both high events (the newest of all) and the 3 oldest of the backlog.
-    expect((await relayOutbox(db.pool, producers, { limit: 3 })).events).toBe(5);
-    expect(await published()).toEqual([...high, ...backlog.slice(0, 3)].sort());
-    expect((await relayOutbox(db.pool, producers, { limit: 3 })).events).toBe(3);
-    expect(await published()).toEqual([...high, ...backlog].sort());
   });
 
   it("reads the claimed events by key when their day filled up after its statistics were taken", async () => {

@@ -4,25 +4,15 @@ import { eventDataSql } from "@sms/message-state";
 export const NEXT_PENDING = "SELECT seq FROM outbox_pending ORDER BY seq LIMIT 1";
 
 /**
- * Claims unpublished events by deleting their outbox_pending rows, in the caller's
- * transaction: the oldest `high` ones (events of OTPs and sends marked high) and the oldest
- * of all, up to $1 each. So a high event waits for one claim, not for the backlog of another
- * account's campaign ahead of it, and the backlog moves by $1 a claim whatever high events keep
- * coming (docs/webhooks.md#relay-order). Each part is in seq order, so a message's events (all
- * of one class) keep their order. SKIP LOCKED lets relays on several replicas take disjoint
- * rows; the delete only sticks if the transaction commits, so a crash leaves them for the next.
+ * Claims the oldest unpublished events by deleting their outbox_pending rows, in the
+ * caller's transaction. SKIP LOCKED lets relays on several replicas take disjoint rows;
+ * the delete only sticks if the transaction commits, so a crash leaves them for the next.
  * The event rows themselves are only read.
  */
 export const CLAIM_EVENTS = `
-WITH high_first AS (
-  SELECT seq FROM outbox_pending WHERE high ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
-), oldest AS (
-  SELECT seq FROM outbox_pending ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
-), claimed AS (
+WITH claimed AS (
   DELETE FROM outbox_pending
-  -- An array, so the rows are found by key: as a semi-join the planner hashed the two parts and
-  -- read the whole backlog to match them.
-  WHERE seq = ANY (ARRAY(SELECT seq FROM high_first UNION SELECT seq FROM oldest))
+  WHERE seq IN (SELECT seq FROM outbox_pending ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
   RETURNING event_id, message_id, sequence, created_at
 )
 SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, o.source, o.status, o.smpp_data,

@@ -48,8 +48,7 @@ export interface RelayResult {
 }
 
 /**
- * Publishes, in one transaction, up to `limit` of the oldest outbox events and up to `limit` of
- * the oldest `high` ones (CLAIM_EVENTS):
+ * Publishes up to `limit` outbox events in one transaction:
  * - a webhook_deliveries row per event of an account whose endpoint subscribes to its type, queued on
  *   webhook.deliver after the commit as one batch job per account (the worker reads
  *   the rows, so they must exist first); if that enqueue fails, the webhook reconciler
