@@ -2,7 +2,14 @@
 // Gateway, PostgreSQL, Redis and the load generator share this machine.
 // Targets: ≥ 3,000 accepted requests/s, p99 ≤ 50 ms, zero errors; bulk of 10,000 in ≤ 1 s.
 import { cpuSecondsOf, machineLoad, postLoad } from "./load-generator";
-import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
+import {
+  createBenchAccount,
+  deleteRedisPrefix,
+  freshDatabase,
+  listenOn,
+  startService,
+  stopService,
+} from "./support";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -19,20 +26,19 @@ async function main(): Promise<void> {
   const redisPrefix = `bench-gw-${Date.now()}`;
   const { key } = await createBenchAccount(databaseUrl, "BENCH");
   const url = `http://127.0.0.1:${PORT}`;
+  const gatewayListen = listenOn("api-gateway", PORT, PORT + 100);
   const gateway = await startService(
     "api-gateway",
     {
       DATABASE_URL: databaseUrl,
       REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
       REDIS_PREFIX: redisPrefix,
-      PORT: String(PORT),
-      // The gateway's /readyz is on its internal port.
-      HEALTH_PORT: String(PORT + 100),
+      ...gatewayListen.env,
       HOST: "127.0.0.1",
       DATABASE_POOL_SIZE: "8",
       GATEWAY_WORKERS: process.env.GATEWAY_WORKERS ?? "1",
     },
-    `http://127.0.0.1:${PORT + 100}/readyz`,
+    gatewayListen.readyUrl,
   );
   try {
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };

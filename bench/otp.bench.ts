@@ -2,7 +2,14 @@
 // the most it accepts. Gateway, PostgreSQL, Redis and the load generator share this machine.
 // Targets: verify p99 ≤ 20 ms at 500/s; send ≥ 1,000 accepted/s.
 import { cpuSecondsOf, jsonClient, machineLoad } from "./load-generator";
-import { createBenchAccount, deleteRedisPrefix, freshDatabase, startService, stopService } from "./support";
+import {
+  createBenchAccount,
+  deleteRedisPrefix,
+  freshDatabase,
+  listenOn,
+  startService,
+  stopService,
+} from "./support";
 
 type Client = ReturnType<typeof jsonClient>;
 
@@ -92,15 +99,14 @@ async function main(): Promise<void> {
   const redisPrefix = `bench-otp-${Date.now()}`;
   const { key } = await createBenchAccount(databaseUrl, "BENCH");
   const url = `http://127.0.0.1:${PORT}`;
+  const gatewayListen = listenOn("api-gateway", PORT, PORT + 100);
   const gateway = await startService(
     "api-gateway",
     {
       DATABASE_URL: databaseUrl,
       REDIS_URL: redisUrl,
       REDIS_PREFIX: redisPrefix,
-      PORT: String(PORT),
-      // The gateway's /readyz is on its internal port.
-      HEALTH_PORT: String(PORT + 100),
+      ...gatewayListen.env,
       HOST: "127.0.0.1",
       DATABASE_POOL_SIZE: "8",
       OTP_SENDS_PER_WINDOW: "1000000",
@@ -109,7 +115,7 @@ async function main(): Promise<void> {
       OTP_PUMPING_MIN_VERIFIED_PERCENT: "0",
       OTP_MAX_ATTEMPTS: "100",
     },
-    `http://127.0.0.1:${PORT + 100}/readyz`,
+    gatewayListen.readyUrl,
   );
   try {
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };

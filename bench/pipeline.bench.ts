@@ -22,6 +22,7 @@ import {
   createBenchAccount,
   deleteRedisPrefix,
   freshDatabase,
+  listenOn,
   startService,
   stopService,
 } from "./support";
@@ -123,13 +124,8 @@ async function main(): Promise<void> {
 
   const children: ChildProcess[] = [];
   const start = async (name: string, env: Record<string, string>, port: number) => {
-    // The gateway's /readyz is on its internal port; the workers' on their only one.
-    const healthPort = name === "api-gateway" ? port + 100 : port;
-    const child = await startService(
-      name,
-      { ...common, ...env, PORT: String(port), HEALTH_PORT: String(healthPort) },
-      `http://127.0.0.1:${healthPort}/readyz`,
-    );
+    const listen = listenOn(name, port, port + 100);
+    const child = await startService(name, { ...common, ...env, ...listen.env }, listen.readyUrl);
     children.push(child);
     return child;
   };

@@ -6,7 +6,7 @@ import crypto from "node:crypto";
 import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { hashPassword } from "@sms/auth";
-import { isRunnable, laneSettings, startService, stopService } from "./support";
+import { isRunnable, laneSettings, listenOn, startService, stopService } from "./support";
 
 /** What scripts/run-all.mjs starts, the carrier simulator aside (the high lane last, to keep the others' ports). */
 const SERVICES = [
@@ -106,16 +106,10 @@ export async function startPlatform(options: {
       if (!isRunnable(name)) continue;
       // base+12 is the smpp-server's SMPP port, base+13… Kannel's in bench:e2e.
       const port = String(options.base + (name === "dispatcher-high" ? 16 : 3 + i));
-      // The gateway's and the dashboard's /readyz are on their internal port.
-      const healthPort =
-        name === "api-gateway" || name === "dashboard" ? String(options.base + 30 + i) : port;
+      const { env, readyUrl } = listenOn(name, port, options.base + 30 + i);
       processes.set(
         name,
-        await startService(
-          name,
-          { ...common, ...lanes[name], ...settings[name], PORT: port, HEALTH_PORT: healthPort },
-          `http://127.0.0.1:${healthPort}/readyz`,
-        ),
+        await startService(name, { ...common, ...lanes[name], ...settings[name], ...env }, readyUrl),
       );
     }
   } catch (error) {

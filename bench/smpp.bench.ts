@@ -22,6 +22,7 @@ import {
   createBenchAccount,
   deleteRedisPrefix,
   freshDatabase,
+  listenOn,
   startService,
   stopService,
 } from "./support";
@@ -57,16 +58,8 @@ async function startIdleServices(common: Record<string, string>) {
   };
   const started = [];
   for (const [i, [name, env]] of Object.entries(settings).entries()) {
-    // The gateway's and the dashboard's /readyz are on their internal port (BASE+30+i).
-    const internal = name === "api-gateway" || name === "dashboard";
-    const healthPort = internal ? port(30 + i) : port(8 + i);
-    started.push(
-      await startService(
-        name,
-        { ...common, ...env, PORT: port(8 + i), ...(internal ? { HEALTH_PORT: healthPort } : {}) },
-        `http://127.0.0.1:${healthPort}/readyz`,
-      ),
-    );
+    const listen = listenOn(name, port(8 + i), port(30 + i));
+    started.push(await startService(name, { ...common, ...env, ...listen.env }, listen.readyUrl));
   }
   return started;
 }

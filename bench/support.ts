@@ -7,6 +7,8 @@ import pg from "pg";
 import { generateApiKey, PERMISSIONS } from "@sms/auth";
 import { newId } from "@sms/ids";
 import { serviceOf } from "../scripts/lanes.mjs";
+// Relative: the one list of services with an internal health port, without a dependency on @sms/testing.
+import { WITH_HEALTH_PORT } from "../packages/testing/src/health-port";
 
 export const root = path.resolve(__dirname, "../..");
 
@@ -91,6 +93,24 @@ const started = new Set<ChildProcess>();
 process.on("exit", () => {
   for (const child of started) if (child.exitCode === null) child.kill("SIGKILL");
 });
+
+/**
+ * A service's PORT, its HEALTH_PORT when its /readyz is on an internal port (the gateway, the
+ * dashboard: their public port answers /healthz only; `healthPort` is used for those only),
+ * and the URL of its /readyz, for startService.
+ */
+export function listenOn(
+  name: string,
+  port: number | string,
+  healthPort: number | string,
+): { env: Record<string, string>; readyUrl: string } {
+  const internal = WITH_HEALTH_PORT.has(serviceOf(name));
+  const ready = String(internal ? healthPort : port);
+  return {
+    env: { PORT: String(port), ...(internal ? { HEALTH_PORT: ready } : {}) },
+    readyUrl: `http://127.0.0.1:${ready}/readyz`,
+  };
+}
 
 /** Starts a built service (or a lane of one) as its own process and waits for its /readyz. */
 export async function startService(

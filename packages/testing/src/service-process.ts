@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { once } from "node:events";
 import net from "node:net";
 import path from "node:path";
+import { WITH_HEALTH_PORT } from "./health-port";
 import { freePort } from "./servers";
 import { waitFor } from "./wait";
 
@@ -194,9 +195,6 @@ export async function readyzStatus(port: number): Promise<number> {
     return 0;
   }
 }
-
-/** Services whose public PORT answers /healthz only: /readyz and /metrics are on HEALTH_PORT. */
-const WITH_HEALTH_PORT = new Set(["api-gateway", "dashboard"]);
 
 /**
  * Starts a service's bundle on a free loopback port (PORT, HOST) and waits for its /readyz

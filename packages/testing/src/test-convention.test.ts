@@ -4,7 +4,6 @@ import { filesUnder, REPO_ROOT } from "./repo-files";
 
 // The convention of docs/testing.md, held: a file named `*.test.ts` is in the unit project
 // (`pnpm test:unit`, no PostgreSQL, Redis or built bundle), so it must not reach for them.
-const ROOT = REPO_ROOT;
 const NOT_UNIT = /\.(integration|process|e2e)\.test\.ts$/;
 const NEEDS_SERVERS =
   /createTestWorld|createDatabase\(|createRedis\(|startHarness|start[A-Za-z]*World\(|startTestGateway|launchService|startServiceProcess|dist\/main\.js/;
@@ -17,14 +16,14 @@ const tsFiles = (dir: string, keep: (file: string) => boolean) =>
 const isTest = (file: string) => file.endsWith(".test.ts");
 const isTestOrSupport = (file: string) => isTest(file) || file.split(path.sep).includes("test");
 
-/** `packages/x`, `services/x`, or `e2e`: the workspace package a path (relative to ROOT) is in. */
+/** `packages/x`, `services/x`, or `e2e`: the workspace package a path (relative to REPO_ROOT) is in. */
 function packageOf(relative: string): string | undefined {
   if (relative === "e2e" || relative.startsWith("e2e/")) return "e2e";
   return WORKSPACE_PACKAGE.exec(relative)?.[0];
 }
 
 function packageName(packageDir: string): string {
-  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, packageDir, "package.json"), "utf8"));
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, packageDir, "package.json"), "utf8"));
   return manifest.name as string;
 }
 
@@ -38,11 +37,11 @@ function crossPackageImport(file: string, specifier: string): string | undefined
   if (sourceSubpath) return `"${sourceSubpath[1]}" (its package entry)`;
   if (!specifier.startsWith(".")) return undefined;
   const target = path
-    .relative(ROOT, path.resolve(path.dirname(file), specifier))
+    .relative(REPO_ROOT, path.resolve(path.dirname(file), specifier))
     .split(path.sep)
     .join("/");
   const targetPackage = packageOf(target);
-  const ownPackage = packageOf(path.relative(ROOT, file).split(path.sep).join("/"));
+  const ownPackage = packageOf(path.relative(REPO_ROOT, file).split(path.sep).join("/"));
   if (!targetPackage || targetPackage === ownPackage) return undefined;
   const name = packageName(targetPackage);
   const inside = target.slice(targetPackage.length + 1);
@@ -51,7 +50,7 @@ function crossPackageImport(file: string, specifier: string): string | undefined
 }
 
 describe("the test convention", () => {
-  const tops = ["packages", "services", "deploy", "e2e"].map((top) => path.join(ROOT, top));
+  const tops = ["packages", "services", "deploy", "e2e"].map((top) => path.join(REPO_ROOT, top));
   const all = tops.flatMap((top) => tsFiles(top, isTest));
 
   it("finds the workspace's tests", () => {
@@ -62,7 +61,7 @@ describe("the test convention", () => {
     const misnamed = all
       .filter((file) => file !== __filename && !NOT_UNIT.test(file))
       .filter((file) => NEEDS_SERVERS.test(fs.readFileSync(file, "utf8")))
-      .map((file) => path.relative(ROOT, file));
+      .map((file) => path.relative(REPO_ROOT, file));
     expect(misnamed).toEqual([]);
   });
 
@@ -73,7 +72,7 @@ describe("the test convention", () => {
         [...fs.readFileSync(file, "utf8").matchAll(IMPORT_SPECIFIER)].flatMap(([, specifier]) => {
           const instead = crossPackageImport(file, specifier!);
           return instead
-            ? [`${path.relative(ROOT, file)} imports "${specifier}": import ${instead} instead`]
+            ? [`${path.relative(REPO_ROOT, file)} imports "${specifier}": import ${instead} instead`]
             : [];
         }),
       );
