@@ -8,7 +8,7 @@ import pg from "pg";
 import { hashPassword } from "@sms/auth";
 import { isRunnable, laneSettings, listenOn, startService, stopService } from "./support";
 
-/** What scripts/run-all.mjs starts, the carrier simulator aside (the high lane last, to keep the others' ports). */
+/** What scripts/run-all.mjs starts, the carrier simulator aside (the high lanes last, to keep the others' ports). */
 const SERVICES = [
   "api-gateway",
   "dispatcher",
@@ -20,7 +20,14 @@ const SERVICES = [
   "dashboard",
   "ops-console",
   "dispatcher-high",
+  "webhook-delivery-high",
 ] as const;
+
+/** The lanes' ports after base (base+13… are Kannel's in bench:e2e). */
+const LANE_PORTS: Partial<Record<(typeof SERVICES)[number], number>> = {
+  "dispatcher-high": 16,
+  "webhook-delivery-high": 17,
+};
 
 export interface Simulator {
   child: ChildProcess;
@@ -68,7 +75,7 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
-/** Every service but the simulator, on ports base+3 … base+11 and the dispatcher's high lane on base+16 (the gateway on base+3; the gateway's and the dashboard's internal health ports are base+30+n). */
+/** Every service but the simulator, on ports base+3 … base+11 and the high lanes on base+16 and base+17 (the gateway on base+3; the gateway's and the dashboard's internal health ports are base+30+n). */
 export async function startPlatform(options: {
   base: number;
   databaseUrl: string;
@@ -88,6 +95,7 @@ export async function startPlatform(options: {
     "dlr-ingest": {},
     scheduler: {},
     "webhook-delivery": web,
+    "webhook-delivery-high": web,
     "otp-sweeper": {},
     "smpp-server": { HOST: "127.0.0.1", SMPP_PORT: String(options.base + 12) },
     dashboard: { ...web, DASHBOARD_SECURE_COOKIES: "false" },
@@ -105,7 +113,7 @@ export async function startPlatform(options: {
     for (const [i, name] of SERVICES.entries()) {
       if (!isRunnable(name)) continue;
       // base+12 is the smpp-server's SMPP port, base+13… Kannel's in bench:e2e.
-      const port = String(options.base + (name === "dispatcher-high" ? 16 : 3 + i));
+      const port = String(options.base + (LANE_PORTS[name] ?? 3 + i));
       const { env, readyUrl } = listenOn(name, port, options.base + 30 + i);
       processes.set(
         name,

@@ -20,10 +20,24 @@ async function check(...dirs: string[]): Promise<{ code: number; report: Report 
   }
 }
 
-const WORKERS_ON_QUEUE_DEPTH = ["dispatcher", "dispatcher-high", "webhook-delivery"];
+const WORKERS_ON_QUEUE_DEPTH = ["dispatcher", "dispatcher-high", "webhook-delivery", "webhook-delivery-high"];
 
-/** The values of the dispatcher's DISPATCH_CLASSES (services/dispatcher/src/config.ts), its default all. */
-const DISPATCH_CLASSES = ["high", "normal", "bulk"];
+/**
+ * The services that work classes of jobs, each class on a queue of its own: the setting that
+ * chooses them (its default, every class) and each class's queue (@sms/queues' names.ts).
+ */
+const CLASSED_SERVICES = [
+  {
+    service: "dispatcher",
+    setting: "DISPATCH_CLASSES",
+    queues: { high: "sms.dispatch.high", normal: "sms.dispatch.normal", bulk: "sms.dispatch.bulk" },
+  },
+  {
+    service: "webhook-delivery",
+    setting: "WEBHOOK_CLASSES",
+    queues: { high: "webhook.deliver.high", standard: "webhook.deliver" },
+  },
+] as const;
 
 describe("the Kubernetes manifests (deploy/k8s)", () => {
   it("render, match the Kubernetes and KEDA schemas and deploy every service properly, base and overlays", async () => {
@@ -101,29 +115,31 @@ describe("the Kubernetes manifests (deploy/k8s)", () => {
       for (const pdb of ofKind("PodDisruptionBudget")) expect(selected(pdb.spec.selector)).toHaveLength(1);
     });
 
-    it("each dispatch class is worked by one Deployment, whose scaler counts its queue and no other", () => {
-      const worker = new Map<string, string>();
-      const dispatchers = ofKind("Deployment").filter((d) =>
-        d.spec.template.spec.containers.some((c: any) => c.args?.[0] === "dispatcher"),
-      );
-      for (const d of dispatchers) {
-        const name: string = d.metadata.name;
-        const classes = (envOf(container(name)).DISPATCH_CLASSES ?? DISPATCH_CLASSES.join(","))
-          .split(",")
-          .map((c) => c.trim());
-        for (const c of classes) {
-          expect(worker.get(c)).toBeUndefined();
-          worker.set(c, name);
+    it.each(CLASSED_SERVICES)(
+      "each class of $service is worked by one Deployment, whose scaler counts its queues and no other",
+      ({ service, setting, queues }) => {
+        const all = Object.keys(queues);
+        const worker = new Map<string, string>();
+        const deployments = ofKind("Deployment").filter((d) =>
+          d.spec.template.spec.containers.some((c: any) => c.args?.[0] === service),
+        );
+        for (const d of deployments) {
+          const name: string = d.metadata.name;
+          const classes = (envOf(container(name))[setting] ?? all.join(",")).split(",").map((c) => c.trim());
+          for (const c of classes) {
+            expect(worker.get(c)).toBeUndefined();
+            worker.set(c, name);
+          }
+          const queries = ofKind("ScaledObject")
+            .filter((s) => s.spec.scaleTargetRef.name === name)
+            .flatMap((s) => s.spec.triggers.map((t: any) => t.metadata.query as string));
+          expect(queries).toHaveLength(1);
+          const counted = all.filter((c) => countsQueue(queries[0]!, queues[c as keyof typeof queues]));
+          expect(counted.sort()).toEqual([...classes].sort());
         }
-        const queries = ofKind("ScaledObject")
-          .filter((s) => s.spec.scaleTargetRef.name === name)
-          .flatMap((s) => s.spec.triggers.map((t: any) => t.metadata.query as string));
-        expect(queries).toHaveLength(1);
-        const counted = DISPATCH_CLASSES.filter((c) => countsQueue(queries[0]!, `sms.dispatch.${c}`));
-        expect(counted.sort()).toEqual([...classes].sort());
-      }
-      expect([...worker.keys()].sort()).toEqual([...DISPATCH_CLASSES].sort());
-    });
+        expect([...worker.keys()].sort()).toEqual([...all].sort());
+      },
+    );
   });
 
   describe("catch a broken manifest", () => {

@@ -2,7 +2,7 @@
 export interface Lane {
   service: string;
   env?: Record<string, string>;
-  /** Settings it gives other processes when it runs beside them (the dispatcher narrowed to the other classes). */
+  /** Settings it gives other processes when it runs beside them (its service narrowed to the other classes). */
   narrows?: Record<string, Record<string, string>>;
 }
 export const lanes: Record<string, Lane>;

@@ -1,12 +1,18 @@
 // Lanes: another process of a service, with settings of its own. The
 // dispatcher's high lane works OTPs and sends marked high beside the dispatcher of normal and
-// bulk (docs/fairness.md#lanes). Read by npm start (run-all.mjs), the benches and the deploy checks.
+// bulk; webhook-delivery's sends their webhooks beside the one of every other event
+// (docs/fairness.md#lanes). Read by npm start (run-all.mjs), the benches and the deploy checks.
 /** @type {Record<string, import("./lanes.mjs").Lane>} */
 export const lanes = {
   "dispatcher-high": {
     service: "dispatcher",
     env: { DISPATCH_CLASSES: "high" },
     narrows: { dispatcher: { DISPATCH_CLASSES: "normal,bulk" } },
+  },
+  "webhook-delivery-high": {
+    service: "webhook-delivery",
+    env: { WEBHOOK_CLASSES: "high" },
+    narrows: { "webhook-delivery": { WEBHOOK_CLASSES: "standard" } },
   },
 };
 
@@ -15,7 +21,7 @@ export const serviceOf = (name) => lanes[name]?.service ?? name;
 
 /**
  * Each process's settings from the lanes among `names`: a lane's own, and what it narrows in
- * the others it runs beside (without the lane, the dispatcher keeps every class).
+ * the others it runs beside (without a lane, its service keeps every class).
  */
 export function laneSettings(names) {
   const settings = Object.fromEntries(names.map((name) => [name, { ...lanes[name]?.env }]));

@@ -17,6 +17,7 @@ const ALL = [
   "dlr-ingest",
   "scheduler",
   "webhook-delivery",
+  "webhook-delivery-high",
   "otp-sweeper",
   "smpp-server",
   "dashboard",
@@ -35,6 +36,7 @@ const PORTS = {
   "dispatcher-high": "3021",
   "dlr-ingest": "3030",
   "webhook-delivery": "3040",
+  "webhook-delivery-high": "3041",
   "otp-sweeper": "3050",
   "smpp-server": "3060",
   "carrier-simulator": "3070",
@@ -51,8 +53,9 @@ const BACKGROUND = new Set(
 const BACKGROUND_NICE = process.env.BACKGROUND_NICE ?? "10";
 // V8 flags of the services that need them, as the container image starts them (scripts/node-flags.json).
 const NODE_FLAGS = JSON.parse(readFileSync(path.join(root, "scripts", "node-flags.json"), "utf8"));
-// A lane (scripts/lanes.mjs) runs another service's bundle: the dispatcher's high lane works OTPs
-// at nice 0 while the dispatcher of normal and bulk steps back with the other background workers.
+// A lane (scripts/lanes.mjs) runs another service's bundle: the high lanes work OTPs and their
+// webhooks at nice 0 while the dispatcher and webhook-delivery of everything else step back with
+// the other background workers.
 const services = wanted.filter((name) =>
   existsSync(path.join(root, "services", serviceOf(name), "dist", "main.js")),
 );

@@ -15,7 +15,8 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   const result = schema.safeParse(env);
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
-    const name = issue.path.join(".") || "(environment)";
+    // The setting, not the place inside its parsed value (a list's item "WEBHOOK_CLASSES.1").
+    const name = String(issue.path[0] ?? "") || "(environment)";
     const value = env[name];
     const problem = value === undefined || value === "" ? "is missing" : `is invalid (${issue.message})`;
     return `  ${name} ${problem}`;
@@ -33,6 +34,14 @@ export const envBoolean = (defaultValue: boolean) =>
 /** A whole-number setting; strings from the environment are coerced. */
 export const envInt = (defaultValue: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(defaultValue);
+
+/** A comma-separated choice of some of `choices`, each once (spaces allowed); every one when unset. */
+export const envChoices = <const T extends readonly [string, ...string[]]>(choices: T) =>
+  z
+    .string()
+    .default(choices.join(","))
+    .transform((value) => [...new Set(value.split(",").map((name) => name.trim()))])
+    .pipe(z.array(z.enum(choices)).min(1));
 
 /** Settings every service shares. */
 export const commonSettings = {

@@ -16,7 +16,7 @@ WITH claimed AS (
   RETURNING event_id, message_id, sequence, created_at
 )
 SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, o.source, o.status, o.smpp_data,
-       o.from_history, e.enabled AS endpoint_enabled, e.event_types AS endpoint_event_types
+       o.from_history, o.high, e.enabled AS endpoint_enabled, e.event_types AS endpoint_event_types
 FROM claimed
 CROSS JOIN LATERAL (
   -- One key lookup per claimed event, whatever the statistics say: LIMIT keeps the planner
@@ -29,7 +29,7 @@ CROSS JOIN LATERAL (
   SELECT claimed.event_id AS id, m.account_id, claimed.message_id, 'message.' || h.status AS type,
          claimed.sequence, claimed.created_at, m.source::text AS source, h.status::text AS status,
          CASE WHEN m.source = 'smpp' THEN message_event_data(claimed.message_id, claimed.sequence) END AS smpp_data,
-         true AS from_history
+         true AS from_history, m.priority = 'high' AS high
   -- LEFT: a status event whose message is not found (not below $2: a writer's clock over an hour
   -- ahead of this host's) still comes back, with no type, for the relay to report, not drop.
   FROM (SELECT) AS event
@@ -41,7 +41,7 @@ CROSS JOIN LATERAL (
   -- or a status event written before status events became history rows.
   SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, m.source::text,
          COALESCE(h.status::text, o.payload->>'status'),
-         CASE WHEN m.source = 'smpp' THEN ${eventDataSql("o")} END, false
+         CASE WHEN m.source = 'smpp' THEN ${eventDataSql("o")} END, false, m.priority = 'high'
   FROM outbox_events AS o
   LEFT JOIN messages AS m ON m.id = o.message_id AND m.id < $2
   LEFT JOIN message_events AS h ON h.message_id = o.message_id AND h.sequence = o.sequence AND h.message_id < $2

@@ -23,6 +23,8 @@ interface ClaimedRow extends Omit<OutboxRow, "payload"> {
   smpp_data: Record<string, unknown> | null;
   /** A status event read from its history row: its time is its id's. */
   from_history: boolean;
+  /** An event of a message sent high: its webhooks go on webhook.deliver.high (null: no message). */
+  high: boolean | null;
   /** null when the account has no endpoint. */
   endpoint_enabled: boolean | null;
   /** The endpoint's subscription: null for every message.* event. */
@@ -50,7 +52,7 @@ export interface RelayResult {
 /**
  * Publishes up to `limit` outbox events in one transaction:
  * - a webhook_deliveries row per event of an account whose endpoint subscribes to its type, queued on
- *   webhook.deliver after the commit as one batch job per account (the worker reads
+ *   the webhook.deliver queue of its class after the commit as one batch job per account and class (the worker reads
  *   the rows, so they must exist first); if that enqueue fails, the webhook reconciler
  *   finds the pending rows;
  * - the smpp_receipts rows of each final event (delivered, failed, canceled) of a
@@ -137,7 +139,9 @@ async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, 
 async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Promise<WebhookBatch[]> {
   if (rows.length === 0) return [];
   const pending = rows.filter((r) => r.endpoint_enabled);
-  const batches = batchDeliveries(pending.map((r) => ({ eventId: r.id, accountId: r.account_id })));
+  const batches = batchDeliveries(
+    pending.map((r) => ({ eventId: r.id, accountId: r.account_id, high: r.high === true })),
+  );
   const claims = new Map(batches.flatMap((batch) => batch.eventIds.map((id) => [id, batch.claim] as const)));
   const { rows: inserted } = await client.query<{ event_id: string }>({
     name: "outbox-relay-deliveries",

@@ -1,4 +1,14 @@
-export { QUEUES, DISPATCH_QUEUES, PRIORITIES, queuePrefix, type QueueName, type Priority } from "./names";
+export {
+  QUEUES,
+  DISPATCH_QUEUES,
+  PRIORITIES,
+  WEBHOOK_CLASSES,
+  WEBHOOK_QUEUES,
+  queuePrefix,
+  type QueueName,
+  type Priority,
+  type WebhookClass,
+} from "./names";
 export { DispatchJob, WebhookDeliverJob, SmppReceiptJob } from "./payloads";
 export {
   openQueue,
@@ -23,6 +33,7 @@ export {
   createWebhookDeliverProducer,
   createSmppReceiptProducer,
   batchDeliveries,
+  webhookJobRef,
   WEBHOOK_BATCH_SIZE,
   type WebhookBatch,
   type WebhookDelivery,

@@ -6,7 +6,9 @@ export const QUEUES = {
   smsDispatchNormal: "sms.dispatch.normal",
   /** Bulk batches: consumed by the dispatcher with the smallest share of its slots (never none). */
   smsDispatchBulk: "sms.dispatch.bulk",
-  /** Signed webhook calls: consumed by webhook-delivery. */
+  /** Signed webhook calls of messages sent high (OTPs): consumed by webhook-delivery's high lane. */
+  webhookDeliverHigh: "webhook.deliver.high",
+  /** Every other signed webhook call: consumed by webhook-delivery. */
   webhookDeliver: "webhook.deliver",
   /** Receipts for customers bound over SMPP: consumed by smpp-server. */
   smppDlrOut: "smpp.dlr-out",
@@ -23,6 +25,19 @@ export const DISPATCH_QUEUES: Readonly<Record<Priority, QueueName>> = {
   high: QUEUES.smsDispatchHigh,
   normal: QUEUES.smsDispatchNormal,
   bulk: QUEUES.smsDispatchBulk,
+};
+
+/**
+ * A webhook's class (docs/fairness.md#lanes): the events of a message sent `high` go on a
+ * queue of their own, so another account's campaign of webhooks never stands in front of them.
+ */
+export const WEBHOOK_CLASSES = ["high", "standard"] as const;
+export type WebhookClass = (typeof WEBHOOK_CLASSES)[number];
+
+/** The webhook.deliver queue of a class. */
+export const WEBHOOK_QUEUES: Readonly<Record<WebhookClass, QueueName>> = {
+  high: QUEUES.webhookDeliverHigh,
+  standard: QUEUES.webhookDeliver,
 };
 
 /**

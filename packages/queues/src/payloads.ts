@@ -35,6 +35,8 @@ export const WebhookDeliverJob = z.object({
    * job (the reconciler's, a replay's) has another and cannot.
    */
   claim: z.string().min(1).max(64),
+  /** Events of messages sent high: the job, its retries and its rest go on webhook.deliver.high. */
+  high: z.literal(true).optional(),
 });
 export type WebhookDeliverJob = z.infer<typeof WebhookDeliverJob>;
 

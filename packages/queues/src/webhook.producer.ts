@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { openQueue, type QueueContext } from "./bullmq";
-import { QUEUES } from "./names";
+import { QUEUES, WEBHOOK_CLASSES, WEBHOOK_QUEUES, type QueueName, type WebhookClass } from "./names";
 import { SmppReceiptJob, WebhookDeliverJob } from "./payloads";
 
 /** One delivery to queue: the event, its account, and where its retry schedule starts. */
@@ -9,6 +9,8 @@ export interface WebhookDelivery {
   accountId: string;
   /** Attempts already made (a replay restarts the schedule from here). */
   baseAttempt?: number;
+  /** An event of a message sent high: queued on webhook.deliver.high. */
+  high?: boolean;
 }
 
 /** A batch job to queue as it is (the worker's retries and hand-backs). */
@@ -20,14 +22,31 @@ export interface WebhookBatch extends WebhookDeliverJob {
 /** Events per webhook.deliver job: one relay claim (500 events) of one account is one job. */
 export const WEBHOOK_BATCH_SIZE = 500;
 
-/** Puts deliveries on webhook.deliver as batch jobs: one per account (and schedule start), at most WEBHOOK_BATCH_SIZE events each. */
+/**
+ * Puts deliveries on the webhook.deliver queue of their class as batch jobs: one per account,
+ * class and schedule start, at most WEBHOOK_BATCH_SIZE events each.
+ */
 export interface WebhookDeliverProducer {
   enqueue(deliveries: readonly WebhookDelivery[]): Promise<void>;
   /** Batches made by the worker (retries grouped by due time, the rest of a batch handed back). */
   enqueueBatches(batches: readonly WebhookBatch[]): Promise<void>;
-  /** Moves delayed jobs to waiting now; a job no longer delayed (or gone) is left as it is. */
-  promote(jobIds: readonly string[]): Promise<void>;
+  /** Moves delayed jobs (webhookJobRef) to waiting now; a job no longer delayed (or gone) is left as it is. */
+  promote(jobRefs: readonly string[]): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * A job's name across the two queues, whose ids each count from 1: its id on webhook.deliver,
+ * `high/<id>` on webhook.deliver.high.
+ */
+export function webhookJobRef(job: { id?: string; data: Pick<WebhookDeliverJob, "high"> }): string {
+  return job.data.high ? `high/${job.id}` : String(job.id);
+}
+
+function parseWebhookJobRef(ref: string): { webhookClass: WebhookClass; id: string } {
+  return ref.startsWith("high/")
+    ? { webhookClass: "high", id: ref.slice(5) }
+    : { webhookClass: "standard", id: ref };
 }
 
 /** Groups deliveries into batch jobs, each with a fresh claim. */
@@ -38,7 +57,7 @@ export function batchDeliveries(
   const groups = new Map<string, WebhookDeliverJob[]>();
   const jobs: WebhookDeliverJob[] = [];
   for (const delivery of deliveries) {
-    const key = `${delivery.accountId}/${delivery.baseAttempt ?? ""}`;
+    const key = `${delivery.accountId}/${delivery.high ? "high" : ""}/${delivery.baseAttempt ?? ""}`;
     const open = groups.get(key);
     let job = open?.[open.length - 1];
     if (!job || job.eventIds.length >= size) {
@@ -47,6 +66,7 @@ export function batchDeliveries(
         eventIds: [],
         ...(delivery.baseAttempt === undefined ? {} : { baseAttempt: delivery.baseAttempt }),
         claim: crypto.randomUUID(),
+        ...(delivery.high ? { high: true as const } : {}),
       };
       jobs.push(job);
       if (open) open.push(job);
@@ -58,20 +78,25 @@ export function batchDeliveries(
 }
 
 export function createWebhookDeliverProducer(context: QueueContext): WebhookDeliverProducer {
-  const queue = openQueue<WebhookDeliverJob>(context, QUEUES.webhookDeliver, {
-    // The database keeps every delivery and attempt; Redis keeps only what is still to do.
-    removeOnComplete: true,
-    removeOnFail: true,
-    // HTTP failures are rescheduled by the worker itself (docs/webhooks.md#delivery-and-retries); these
-    // attempts cover the worker's own trouble (database unreachable, a crash).
-    attempts: 8,
-    backoff: { type: "exponential", delay: 1000 },
-  });
+  const open = (name: QueueName) =>
+    openQueue<WebhookDeliverJob>(context, name, {
+      // The database keeps every delivery and attempt; Redis keeps only what is still to do.
+      removeOnComplete: true,
+      removeOnFail: true,
+      // HTTP failures are rescheduled by the worker itself (docs/webhooks.md#delivery-and-retries); these
+      // attempts cover the worker's own trouble (database unreachable, a crash).
+      attempts: 8,
+      backoff: { type: "exponential", delay: 1000 },
+    });
+  const queues = Object.fromEntries(WEBHOOK_CLASSES.map((c) => [c, open(WEBHOOK_QUEUES[c])])) as Record<
+    WebhookClass,
+    ReturnType<typeof open>
+  >;
   // BullMQ's own job ids: a repeated job is harmless (the worker claims its rows first, and
   // a second job finds them claimed or done), so no id has to make it unique.
-  const add = async (batches: readonly WebhookBatch[]) => {
+  const add = async (webhookClass: WebhookClass, batches: readonly WebhookBatch[]) => {
     if (batches.length === 0) return;
-    await queue.addBulk(
+    await queues[webhookClass].addBulk(
       batches.map(({ delayMs, ...job }) => ({
         name: "deliver",
         data: WebhookDeliverJob.parse(job),
@@ -79,19 +104,34 @@ export function createWebhookDeliverProducer(context: QueueContext): WebhookDeli
       })),
     );
   };
+  const addByClass = async (batches: readonly WebhookBatch[]) => {
+    await Promise.all([
+      add(
+        "high",
+        batches.filter((batch) => batch.high),
+      ),
+      add(
+        "standard",
+        batches.filter((batch) => !batch.high),
+      ),
+    ]);
+  };
   return {
-    enqueue: (deliveries) => add(batchDeliveries(deliveries)),
-    enqueueBatches: add,
-    async promote(jobIds) {
+    enqueue: (deliveries) => addByClass(batchDeliveries(deliveries)),
+    enqueueBatches: addByClass,
+    async promote(jobRefs) {
       await Promise.all(
-        jobIds.map(async (id) => {
-          const job = await queue.getJob(id);
+        jobRefs.map(async (ref) => {
+          const { webhookClass, id } = parseWebhookJobRef(ref);
+          const job = await queues[webhookClass].getJob(id);
           // Not delayed any more (woken by another release, running, done): nothing to do.
           await job?.promote().catch(() => undefined);
         }),
       );
     },
-    close: () => queue.close(),
+    close: async () => {
+      await Promise.all(Object.values(queues).map((queue) => queue.close()));
+    },
   };
 }
 

@@ -1,13 +1,6 @@
-import { commonSettings, envInt, loadConfig, segmentSettings, z } from "@sms/config";
+import { commonSettings, envChoices, envInt, loadConfig, segmentSettings, z } from "@sms/config";
 import { PRIORITIES } from "@sms/queues";
 import { encryptionKeySetting } from "@sms/secret-box";
-
-/** A comma-separated list of dispatch classes, each once. */
-const dispatchClasses = z
-  .string()
-  .default(PRIORITIES.join(","))
-  .transform((value) => [...new Set(value.split(",").map((name) => name.trim()))])
-  .pipe(z.array(z.enum(PRIORITIES)).min(1));
 
 const DispatcherSettings = z.object({
   ...commonSettings,
@@ -25,7 +18,7 @@ const DispatcherSettings = z.object({
    * of `normal,bulk`, give one-time passwords a lane of their own: processes (or pods) whose CPU
    * a campaign never takes, and carrier windows it never fills (docs/fairness.md#lanes).
    */
-  DISPATCH_CLASSES: dispatchClasses,
+  DISPATCH_CLASSES: envChoices(PRIORITIES),
   /** Tries of a message that end in "retry later" before it is left to the scheduler's reconciler. */
   DISPATCH_MAX_ATTEMPTS: envInt(10, 1, 100),
   /** Wait before a message's first retry, doubled on each further one (capped at 5 minutes). */

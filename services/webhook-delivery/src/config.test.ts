@@ -30,4 +30,18 @@ describe("webhook-delivery config", () => {
       }),
     ).toThrow(ConfigError);
   });
+
+  it("works both webhook classes unless given a lane's", () => {
+    const classes = (value?: string) =>
+      loadWebhookDeliveryConfig({
+        SECRET_ENCRYPTION_KEY: key,
+        ...(value === undefined ? {} : { WEBHOOK_CLASSES: value }),
+      }).WEBHOOK_CLASSES;
+    expect(classes()).toEqual(["high", "standard"]);
+    expect(classes("high")).toEqual(["high"]);
+    expect(classes(" standard,standard")).toEqual(["standard"]);
+    for (const value of ["normal", "high,"])
+      expect(() => classes(value)).toThrow(/WEBHOOK_CLASSES is invalid/);
+    expect(() => classes("")).toThrow(/WEBHOOK_CLASSES is missing/);
+  });
 });

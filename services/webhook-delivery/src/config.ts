@@ -1,4 +1,5 @@
-import { commonSettings, envBoolean, envInt, loadConfig, z } from "@sms/config";
+import { commonSettings, envBoolean, envChoices, envInt, loadConfig, z } from "@sms/config";
+import { WEBHOOK_CLASSES } from "@sms/queues";
 import { encryptionKeySetting } from "@sms/secret-box";
 import { DEFAULT_RETRY_SCHEDULE_MS } from "./schedule";
 
@@ -13,8 +14,15 @@ const WebhookDeliverySettings = z.object({
   ...commonSettings,
   /** Port of /healthz and /readyz. */
   PORT: envInt(3040, 0, 65535),
-  /** Batch jobs in flight in this process, each to one endpoint (they mostly wait on customers' servers). */
+  /** Batch jobs in flight in this process per class, each to one endpoint (they mostly wait on customers' servers). */
   WEBHOOK_CONCURRENCY: envInt(200, 1, 5000),
+  /**
+   * The webhook classes this replica works, comma-separated: `high` (events of messages sent high,
+   * OTPs) and `standard` (every other). Replicas of `high` alone, beside replicas of `standard`,
+   * give those events a lane of their own whose CPU another account's campaign never takes
+   * (docs/fairness.md#lanes).
+   */
+  WEBHOOK_CLASSES: envChoices(WEBHOOK_CLASSES),
   /** One batch job starts no attempt after this long and hands the rest to a new job, so a slow endpoint holds a worker slot for at most this plus one attempt. */
   WEBHOOK_BATCH_MAX_MS: envInt(10_000, 100, 600_000),
   /** Deliveries in flight to one endpoint across every replica: a slow endpoint holds at most this many slots. */

@@ -1,5 +1,11 @@
 import crypto from "node:crypto";
-import { DelayedError, type Job, type WebhookBatch, type WebhookDeliverJob } from "@sms/queues";
+import {
+  DelayedError,
+  webhookJobRef,
+  type Job,
+  type WebhookBatch,
+  type WebhookDeliverJob,
+} from "@sms/queues";
 import type { Logger } from "@sms/logger";
 import type { DeliveryTarget } from "@sms/webhooks";
 import { renderWebhookBody } from "@sms/webhooks";
@@ -16,8 +22,8 @@ export interface DeliverContext {
   sender: WebhookSender;
   /** Queues this worker's own batches: retries, and the rest of a batch handed on. */
   enqueue(batches: readonly WebhookBatch[]): Promise<void>;
-  /** Moves jobs waiting for an endpoint's slots out of the delayed set, now that slots are free. */
-  wake(jobIds: readonly string[]): Promise<void>;
+  /** Moves jobs waiting for an endpoint's slots (webhookJobRef) out of the delayed set, now that slots are free. */
+  wake(jobRefs: readonly string[]): Promise<void>;
   logger: Logger;
   retryScheduleMs: readonly number[];
   /** An endpoint at its cap sends the job back to wait until a release wakes it, or at most about this long (capWait). */
@@ -62,7 +68,7 @@ export async function deliverBatch(
     await context.store.failWithoutAttempt(eventIds, target ? "endpoint disabled" : "no endpoint");
     return { ...NONE, failed: eventIds.length };
   }
-  const lease = await context.leases.acquire(accountId, eventIds.length, job.id);
+  const lease = await context.leases.acquire(accountId, eventIds.length, webhookJobRef(job));
   if (!lease) {
     await job.moveToDelayed(Date.now() + capWait(context.capWaitMs, job.attemptsStarted), token);
     throw new DelayedError();
@@ -204,8 +210,9 @@ class BatchRun {
   /** Waits for the records, then queues the retries and the rest of the batch. */
   async finish(asked: number): Promise<BatchSummary> {
     await Promise.all(this.writes);
-    const { accountId, baseAttempt, claim } = this.job;
-    const start = baseAttempt === undefined ? {} : { baseAttempt };
+    const { accountId, baseAttempt, claim, high } = this.job;
+    // Retries and the rest stay in the job's class (its queue), from where the schedule started.
+    const start = { ...(baseAttempt === undefined ? {} : { baseAttempt }), ...(high ? { high } : {}) };
     const batches: WebhookBatch[] = [];
     for (const { dueAt, eventIds } of this.retries.values()) {
       batches.push({

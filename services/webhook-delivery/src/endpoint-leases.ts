@@ -51,7 +51,7 @@ export interface Lease {
 export interface EndpointLeases {
   /**
    * Up to `wanted` slots on the account's endpoint in one call, or null when it is at its cap;
-   * then `waiter` (a job id) is woken by the release that frees slots for it.
+   * then `waiter` (a job, as webhookJobRef names it) is woken by the release that frees slots for it.
    */
   acquire(accountId: string, wanted: number, waiter?: string): Promise<Lease | null>;
 }

@@ -16,10 +16,12 @@ FOR UPDATE SKIP LOCKED`;
 // delivery is queued again at most once per staleMs, even when its job still exists. By the
 // ids picked, in a statement of its own: = ANY reads their days only (the table is partitioned
 // by event id), where a join to the pick could read every day.
+// Each goes back to the queue of its class: its message's priority, one key lookup a row.
 const MAKE_DUE = `
-UPDATE webhook_deliveries SET next_attempt_at = now(), claim = NULL
+UPDATE webhook_deliveries AS d SET next_attempt_at = now(), claim = NULL
 WHERE event_id = ANY($1::text[])
-RETURNING event_id, account_id`;
+RETURNING event_id, account_id,
+          (SELECT m.priority = 'high' FROM messages AS m WHERE m.id = d.message_id) AS high`;
 
 /**
  * Queues again, as batch jobs, the pending deliveries whose job is gone (a Redis flush, an
@@ -44,13 +46,15 @@ export function startWebhookReconciler(options: {
         values: [options.staleMs, batchSize],
       });
       if (picked.rows.length === 0) return [];
-      const due = await client.query<{ event_id: string; account_id: string }>({
+      const due = await client.query<{ event_id: string; account_id: string; high: boolean | null }>({
         text: MAKE_DUE,
         values: [picked.rows.map((row) => row.event_id)],
       });
       return due.rows;
     });
-    await options.producer.enqueue(rows.map((row) => ({ eventId: row.event_id, accountId: row.account_id })));
+    await options.producer.enqueue(
+      rows.map((row) => ({ eventId: row.event_id, accountId: row.account_id, high: row.high === true })),
+    );
     if (rows.length > 0) options.logger.info("re-queued overdue webhook deliveries", { count: rows.length });
     return rows.length;
   };

@@ -1,6 +1,6 @@
 import { createDatabase } from "@sms/db";
 import type { Logger } from "@sms/logger";
-import { createWebhookDeliverProducer, QUEUES, type Job, type WebhookDeliverJob } from "@sms/queues";
+import { createWebhookDeliverProducer, WEBHOOK_QUEUES, type Job, type WebhookDeliverJob } from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { orderedStop, registerWorker, startHealthServer } from "@sms/service-runtime";
@@ -63,27 +63,31 @@ export async function startWebhookDelivery(
     claimMs: holdMs,
     isStopping: () => stopping,
   };
-  const worker = registerWorker<WebhookDeliverJob>(
-    queueContext,
-    QUEUES.webhookDeliver,
-    async (job: Job<WebhookDeliverJob>, token?: string) => deliverBatch(context, job, token),
-    {
-      logger,
-      metrics: metrics.queues,
-      worker: {
-        concurrency: config.WEBHOOK_CONCURRENCY,
-        // Longer than one attempt's bound (checked in config), so a slow endpoint never makes a job look stalled.
-        lockDuration: config.WEBHOOK_LOCK_MS,
-        stalledInterval: config.WEBHOOK_STALLED_CHECK_MS,
-        // Jobs of a worker that died are taken over and sent again, with the same webhook-id.
-        maxStalledCount: 1000,
+  // One worker per class: a process of `high` alone (the lane) takes OTPs' webhooks while this
+  // one's event loop is busy with another account's campaign.
+  const workers = config.WEBHOOK_CLASSES.map((webhookClass) =>
+    registerWorker<WebhookDeliverJob>(
+      queueContext,
+      WEBHOOK_QUEUES[webhookClass],
+      async (job: Job<WebhookDeliverJob>, token?: string) => deliverBatch(context, job, token),
+      {
+        logger,
+        metrics: metrics.queues,
+        worker: {
+          concurrency: config.WEBHOOK_CONCURRENCY,
+          // Longer than one attempt's bound (checked in config), so a slow endpoint never makes a job look stalled.
+          lockDuration: config.WEBHOOK_LOCK_MS,
+          stalledInterval: config.WEBHOOK_STALLED_CHECK_MS,
+          // Jobs of a worker that died are taken over and sent again, with the same webhook-id.
+          maxStalledCount: 1000,
+        },
+        failed: {
+          message: "webhook job failed; BullMQ retries it",
+          fields: (job) => ({ account_id: job?.data.accountId, deliveries: job?.data.eventIds.length }),
+        },
+        errorMessage: "webhook worker error",
       },
-      failed: {
-        message: "webhook job failed; BullMQ retries it",
-        fields: (job) => ({ account_id: job?.data.accountId, deliveries: job?.data.eventIds.length }),
-      },
-      errorMessage: "webhook worker error",
-    },
+    ),
   );
   const reconciler = startWebhookReconciler({
     pool: database.pool,
@@ -98,7 +102,11 @@ export async function startWebhookDelivery(
     isShuttingDown: () => stopping,
     metrics,
   });
-  logger.info("webhook-delivery started", { port: health.port, concurrency: config.WEBHOOK_CONCURRENCY });
+  logger.info("webhook-delivery started", {
+    port: health.port,
+    classes: config.WEBHOOK_CLASSES,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+  });
 
   const stop = orderedStop({
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
@@ -114,7 +122,8 @@ export async function startWebhookDelivery(
         // at-least-once).
         name: "worker",
         run: async () => {
-          if (!(await worker.close(config.SHUTDOWN_TIMEOUT_MS)))
+          const closed = await Promise.all(workers.map((worker) => worker.close(config.SHUTDOWN_TIMEOUT_MS)));
+          if (closed.includes(false))
             logger.warn("attempts still running at the shutdown bound; handed them back");
         },
       },

@@ -21,8 +21,8 @@ export interface WebhookWorld {
   env: Record<string, string>;
   /** An account whose endpoint is `url`; returns the account id and its signing secret. */
   account(url: string): Promise<{ accountId: string; secret: string }>;
-  /** `count` messages of the account that fail before a carrier: one message.failed event each, relayed. */
-  emitEvents(accountId: string, count: number): Promise<string[]>;
+  /** `count` messages of the account (of `priority`, default normal) that fail before a carrier: one message.failed event each, relayed. */
+  emitEvents(accountId: string, count: number, priority?: "high" | "normal" | "bulk"): Promise<string[]>;
   /** Publishes pending outbox events (what the scheduler's relay does). */
   relay(): Promise<void>;
   start(env?: Record<string, string>): Promise<RunningWebhookDelivery>;
@@ -78,12 +78,17 @@ export async function startWebhookWorld(): Promise<WebhookWorld> {
       const { secret } = await endpoints.register(accountId, url);
       return { accountId, secret: secret! };
     },
-    async emitEvents(accountId, count) {
+    async emitEvents(accountId, count, priority = "normal") {
       const ids: string[] = [];
       for (let i = 0; i < count; i += 50) {
         const chunk = await Promise.all(
           Array.from({ length: Math.min(50, count - i) }, async () => {
             const id = await insertMessage(db.pool, { accountId });
+            if (priority !== "normal")
+              await db.pool.query(`UPDATE messages SET priority = $2::"MessagePriority" WHERE id = $1`, [
+                id,
+                priority,
+              ]);
             await applyTransition(db.pool, {
               messageId: id,
               to: "failed",

@@ -1,0 +1,117 @@
+import { createLogger } from "@sms/logger";
+import {
+  createWebhookDeliverProducer,
+  openQueue,
+  WEBHOOK_QUEUES,
+  type WebhookClass,
+  type WebhookDeliverJob,
+} from "@sms/queues";
+import { createRedis, type Redis } from "@sms/redis";
+import { waitFor } from "@sms/testing";
+import { startWebhookReconciler } from "../src/reconciler";
+import { startWebhookWorld, type WebhookWorld } from "./harness";
+import { startReceiver, type Receiver } from "./receiver";
+
+/** Webhook classes (docs/fairness.md#lanes): a message sent high has its webhooks on a queue of their own. */
+let w: WebhookWorld;
+let connection: Redis;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  w = await startWebhookWorld();
+  connection = createRedis(w.world.redisUrl, "queue");
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  connection.disconnect();
+  await w.close();
+});
+
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver();
+  receivers.push(r);
+  return r;
+}
+
+const queueContext = () => ({ connection, prefix: w.world.redisPrefix });
+
+async function jobsOf(webhookClass: WebhookClass): Promise<WebhookDeliverJob[]> {
+  const queue = openQueue<WebhookDeliverJob>(queueContext(), WEBHOOK_QUEUES[webhookClass]);
+  const jobs = await queue.getJobs(["waiting", "delayed", "active", "prioritized"]);
+  await queue.close();
+  return jobs.map((job) => job.data);
+}
+
+describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
+  it("a lane of `high` alone sends the webhooks of messages sent high, their retries included, while every other waits for a `standard` worker", async () => {
+    const r = await receiver();
+    // Every event's first attempt fails: its retry must come back to the lane that sent it.
+    const tried = new Set<string>();
+    r.answer = (webhook, res) => {
+      const first = !tried.has(webhook.id);
+      tried.add(webhook.id);
+      res.writeHead(first ? 503 : 204).end();
+    };
+    const { accountId } = await w.account(r.url);
+    const [otp] = await w.emitEvents(accountId, 1, "high");
+    const [campaign] = await w.emitEvents(accountId, 1, "bulk");
+    expect((await jobsOf("high")).map((job) => job.high)).toEqual([true]);
+    expect((await jobsOf("standard")).map((job) => job.high)).toEqual([undefined]);
+
+    const lane = await w.start({ WEBHOOK_CLASSES: "high" });
+    await waitFor(() => r.received.filter((hook) => hook.body.message_id === otp).length === 2, {
+      what: "the high message's webhook and its retry",
+    });
+    expect(r.received.map((hook) => hook.body.message_id)).toEqual([otp, otp]);
+    expect(await jobsOf("standard")).toHaveLength(1);
+    await lane.stop();
+
+    const standard = await w.start({ WEBHOOK_CLASSES: "standard" });
+    await waitFor(() => r.received.filter((hook) => hook.body.message_id === campaign).length === 2, {
+      what: "the bulk message's webhook and its retry",
+    });
+    const deliveries = await w.deliveries(accountId);
+    expect(deliveries.map((d) => [d.status, d.attempts])).toEqual([
+      ["succeeded", 2],
+      ["succeeded", 2],
+    ]);
+    await standard.stop();
+  });
+
+  it("the reconciler queues an overdue delivery again on its class's queue", async () => {
+    const r = await receiver();
+    const { accountId } = await w.account(r.url);
+    const [otp] = await w.emitEvents(accountId, 1, "high");
+    const [other] = await w.emitEvents(accountId, 1);
+    // Their jobs lost (a Redis flush) and the rows long overdue.
+    for (const webhookClass of ["high", "standard"] as const) {
+      const queue = openQueue(queueContext(), WEBHOOK_QUEUES[webhookClass]);
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+    await w.db.pool.query(
+      "UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 hour', claim = NULL WHERE account_id = $1",
+      [accountId],
+    );
+    const { rows } = await w.db.pool.query<{ event_id: string; message_id: string }>(
+      "SELECT event_id, message_id FROM webhook_deliveries WHERE account_id = $1",
+      [accountId],
+    );
+    const eventOf = (messageId: string) => rows.find((row) => row.message_id === messageId)!.event_id;
+
+    // No worker runs: the jobs stay where the reconciler put them.
+    const producer = createWebhookDeliverProducer(queueContext());
+    const reconciler = startWebhookReconciler({
+      pool: w.db.pool,
+      producer,
+      logger: createLogger("webhook-test", "error"),
+      staleMs: 1000,
+      intervalMs: 3_600_000,
+    });
+    expect(await reconciler.runOnce()).toBe(2);
+    await reconciler.stop();
+    await producer.close();
+    expect((await jobsOf("high")).flatMap((job) => job.eventIds)).toEqual([eventOf(otp!)]);
+    expect((await jobsOf("standard")).flatMap((job) => job.eventIds)).toEqual([eventOf(other!)]);
+  });
+});
