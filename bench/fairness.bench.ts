@@ -77,7 +77,12 @@ async function sendOtps(client: Client, range: string, otps: Otp[], refused: str
  * message id → when the bench first saw it `delivered` (`failed` ones listed apart), watching
  * while the OTPs are still being sent: until `sending` settles and every OTP is final, or the deadline.
  */
-async function watchDelivered(db: pg.Client, otps: Otp[], sending: Promise<unknown>) {
+async function watchDelivered(
+  db: pg.Client,
+  otps: Otp[],
+  sending: Promise<unknown>,
+  deliveryRowAt: Map<string, number>,
+) {
   const delivered = new Map<string, number>();
   const failed = new Set<string>();
   let sent = false;
@@ -103,10 +108,49 @@ async function watchDelivered(db: pg.Client, otps: Otp[], sending: Promise<unkno
       if (row.status === "delivered") delivered.set(row.id, now);
       else failed.add(row.id);
     }
+    if (WEBHOOKS) await watchDeliveryRows(db, [...delivered.keys()], deliveryRowAt);
     await sleep(POLL_MS);
   }
   if (sendError) throw sendError;
   return { delivered, failed };
+}
+
+/** message id → when the bench first saw its message.delivered webhook_deliveries row (written by the event relay). */
+async function watchDeliveryRows(db: pg.Client, messageIds: string[], rowAt: Map<string, number>) {
+  const unseen = messageIds.filter((id) => !rowAt.has(id));
+  if (unseen.length === 0) return;
+  const { rows } = await db.query<{ message_id: string }>(
+    "SELECT message_id FROM webhook_deliveries WHERE message_id = ANY($1) AND event_type = 'message.delivered'",
+    [unseen],
+  );
+  const now = Date.now();
+  for (const row of rows) rowAt.set(row.message_id, now);
+}
+
+/**
+ * Where B's five slowest message.delivered webhooks during the campaign spent their time, as the
+ * bench saw it (polled every POLL_MS): the message delivered until its delivery row (the event
+ * relay), and the row until the receiver had the webhook (webhook-delivery).
+ */
+function printSlowestWebhooks(
+  otps: Otp[],
+  at: { delivered: Map<string, number>; row: Map<string, number>; webhook: Map<string, number> },
+) {
+  const slowest = otps
+    .filter((otp) => at.webhook.has(otp.messageId) && at.delivered.has(otp.messageId))
+    .sort((a, b) => at.webhook.get(b.messageId)! - b.sentAt - (at.webhook.get(a.messageId)! - a.sentAt))
+    .slice(0, 5);
+  if (slowest.length === 0) return;
+  console.log(
+    "  the five slowest webhooks: request → webhook: → seen delivered / → delivery row seen / → received",
+  );
+  for (const { messageId, sentAt } of slowest) {
+    const [delivered, row, webhook] = [at.delivered, at.row, at.webhook].map((times) => times.get(messageId));
+    console.log(
+      `    ${String(webhook! - sentAt).padStart(6)} ms: ${delivered! - sentAt} / ` +
+        `${row === undefined ? "?" : row - delivered!} / ${row === undefined ? "?" : webhook! - row} ms`,
+    );
+  }
 }
 
 function describe(label: string, otps: Otp[], doneAt: (messageId: string) => number | undefined): string {
@@ -221,10 +265,12 @@ async function main(): Promise<void> {
     // 1. B alone.
     const aloneLoad = machineLoad();
     const alone = { otps: [] as Otp[], refused: [] as string[] };
+    const deliveryRowAt = new Map<string, number>();
     const aloneDone = await watchDelivered(
       db,
       alone.otps,
       sendOtps(clientB, "+1415555", alone.otps, alone.refused),
+      deliveryRowAt,
     );
 
     // 2. A's campaign, B's OTPs from just after A's first request.
@@ -240,6 +286,7 @@ async function main(): Promise<void> {
       db,
       during.otps,
       sendOtps(clientB, "+1415444", during.otps, during.refused),
+      deliveryRowAt,
     );
     const observedAt = Date.now();
     const { rows } = await db.query<{ status: string; n: string }>(
@@ -256,8 +303,10 @@ async function main(): Promise<void> {
     // B's message.delivered webhooks trail the status change: wait for them (a while at most).
     const webhookDeadline = Date.now() + TIMEOUT_MS;
     const owed = [...aloneDone.delivered.keys(), ...duringDone.delivered.keys()];
-    while (WEBHOOKS && owed.some((id) => !webhookAt.has(id)) && Date.now() < webhookDeadline)
+    while (WEBHOOKS && owed.some((id) => !webhookAt.has(id)) && Date.now() < webhookDeadline) {
+      await watchDeliveryRows(db, owed, deliveryRowAt);
       await sleep(POLL_MS);
+    }
 
     console.log(`\nB's OTPs, POST /v1/otp/send → delivered (${OTPS} each):`);
     console.log(describe("alone", alone.otps, (id) => aloneDone.delivered.get(id)) + `   (${aloneLoad})`);
@@ -272,6 +321,12 @@ async function main(): Promise<void> {
       );
     }
     await printSlowest(db, during.otps, (id) => duringDone.delivered.get(id));
+    if (WEBHOOKS)
+      printSlowestWebhooks(during.otps, {
+        delivered: duringDone.delivered,
+        row: deliveryRowAt,
+        webhook: webhookAt,
+      });
     const refused = [...alone.refused, ...during.refused];
     const failed = aloneDone.failed.size + duringDone.failed.size;
     if (refused.length || failed)

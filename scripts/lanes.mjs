@@ -11,7 +11,7 @@ export const lanes = {
   },
   "webhook-delivery-high": {
     service: "webhook-delivery",
-    env: { WEBHOOK_CLASSES: "high" },
+    env: { WEBHOOK_CLASSES: "high", EVENT_RELAY_HIGH: "true" },
     narrows: { "webhook-delivery": { WEBHOOK_CLASSES: "standard" } },
   },
 };

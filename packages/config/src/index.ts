@@ -43,6 +43,14 @@ export const envChoices = <const T extends readonly [string, ...string[]]>(choic
     .transform((value) => [...new Set(value.split(",").map((name) => name.trim()))])
     .pipe(z.array(z.enum(choices)).min(1));
 
+/** The event relay's settings, read by every service that runs one (the scheduler, webhook-delivery's high lane). */
+export const eventRelaySettings = {
+  /** Outbox events published per transaction by the event relay (webhooks, SMPP receipts). */
+  EVENT_RELAY_BATCH_SIZE: envInt(500, 1, 10_000),
+  /** The event relay looks for new events this often when it has caught up (a status change reaches webhook.deliver within about this long). */
+  EVENT_RELAY_IDLE_MS: envInt(50, 5, 60_000),
+};
+
 /** Settings every service shares. */
 export const commonSettings = {
   /** PostgreSQL connection URL. */

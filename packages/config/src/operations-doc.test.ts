@@ -47,7 +47,9 @@ function readSettingsGroup(group: string): string[] {
  * Groups a service may spread whose settings are documented in the service's own section (each
  * service says what they mean to it); commonSettings has a section of its own.
  */
-const OWN_GROUPS = new Map([["segmentSettings", readSettingsGroup("segmentSettings")]]);
+const OWN_GROUPS = new Map(
+  ["segmentSettings", "eventRelaySettings"].map((group) => [group, readSettingsGroup(group)] as const),
+);
 
 interface ServiceSettings {
   service: string;

@@ -31,10 +31,10 @@ describe("GroupCommitter (real PostgreSQL)", () => {
     return id;
   }
 
-  function message(accountId: string, text = "hello"): PreparedMessage {
+  function message(accountId: string, text = "hello", priority?: "high" | "normal"): PreparedMessage {
     return prepareMessage(
       { id: accountId, senderIds: new Set(["ACME"]) },
-      { to: "+14155550100", message: text, senderId: "ACME" },
+      { to: "+14155550100", message: text, senderId: "ACME", priority },
       { source: "api", batchId: null, now: new Date() },
       OPTIONS,
     );
@@ -132,6 +132,21 @@ describe("GroupCommitter (real PostgreSQL)", () => {
     expect(submits.rows).toEqual([
       { id: smppMessage, account_id: b, message_id: smppMessage, registered_delivery: 1 },
     ]);
+  });
+
+  it("queues a high message's message.queued event for the relay to take ahead of the backlog", async () => {
+    const committer = new GroupCommitter(pool);
+    const id = await account(10);
+    const [high, normal] = [message(id, "code 123456", "high"), message(id, "hello", "normal")];
+    await committer.commit({ accountId: id, messages: [high, normal] });
+    const { rows } = await pool.query<{ message_id: string; high: boolean }>(
+      "SELECT message_id, high FROM outbox_pending WHERE message_id = ANY($1)",
+      [[high.id, normal.id]],
+    );
+    expect(Object.fromEntries(rows.map((row) => [row.message_id, row.high]))).toEqual({
+      [high.id]: true,
+      [normal.id]: false,
+    });
   });
 
   it("decides an account's items one by one when its balance does not cover them all", async () => {

@@ -16,7 +16,8 @@ import { MESSAGE_COUNT_DELTAS_OF_CHANGES } from "./counts/deltas.sql";
  *   so exactly one of N racing callers finds its guard true (docs/messages.md#transitions).
  * - `upd` changes only rows whose status is in their `from_list`; `status_sequence` + 1.
  * - history, count deltas, webhook outbox, dispatch outbox and refunds all read `upd`. A status event is its
- *   history row (its event id) queued for the relay in outbox_pending; its data is built from
+ *   history row (its event id) queued for the relay in outbox_pending (marked `high` for a high
+ *   message: the relay takes those first, docs/webhooks.md#relay-order); its data is built from
  *   the message and the history when read (status-event.ts, docs/decisions.md#status-events).
  * - Refunds are summed per account (an UPDATE … FROM that matches one account row twice
  *   would apply only one of them); each ledger row's balance_after is the running balance
@@ -52,7 +53,7 @@ const CHANGES = `input AS (
     body_sealed = CASE WHEN i.to_status IN ('scheduled', 'queued') THEN m.body_sealed END
   FROM old JOIN input AS i ON i.id = old.id
   WHERE m.id = old.id AND m.id = ANY($1::text[]) AND old.status::text = ANY(string_to_array(i.from_list, ','))
-  RETURNING m.id, m.account_id, m.created_at, m.status, m.status_sequence, m.credits_charged, old.status AS previous_status,
+  RETURNING m.id, m.account_id, m.created_at, m.status, m.status_sequence, m.credits_charged, m.priority, old.status AS previous_status,
             i.at, i.error_code AS change_error_code, i.error_message AS change_error_message, i.event_id, i.event_type
 ), event_in AS (
   INSERT INTO message_events (message_id, sequence, status, previous_status, error_code, error_message, occurred_at, event_id)
@@ -60,8 +61,8 @@ const CHANGES = `input AS (
 ), counts_in AS (
   ${MESSAGE_COUNT_DELTAS_OF_CHANGES}
 ), outbox_in AS (
-  INSERT INTO outbox_pending (event_id, message_id, sequence)
-  SELECT event_id, id, status_sequence FROM upd WHERE event_type IS NOT NULL ORDER BY id
+  INSERT INTO outbox_pending (event_id, message_id, sequence, high)
+  SELECT event_id, id, status_sequence, priority = 'high' FROM upd WHERE event_type IS NOT NULL ORDER BY id
 )`;
 
 const DISPATCH = `dispatch_in AS (

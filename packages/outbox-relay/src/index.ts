@@ -1,1 +1,8 @@
-export { relayOutbox, startOutboxRelay, type RelayProducers, type RelayResult } from "./relay";
+export {
+  relayOutbox,
+  startOutboxRelay,
+  type RelayOptions,
+  type RelayProducers,
+  type RelayResult,
+} from "./relay";
+export { RelayMetrics } from "./metrics";

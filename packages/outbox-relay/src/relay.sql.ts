@@ -3,18 +3,43 @@ import { eventDataSql } from "@sms/message-state";
 /** Whether any event waits for the relay: the oldest one's queue key, from the index. */
 export const NEXT_PENDING = "SELECT seq FROM outbox_pending ORDER BY seq LIMIT 1";
 
+/** Whether an event of a high message waits: from the partial index of those. */
+export const NEXT_PENDING_HIGH = "SELECT seq FROM outbox_pending WHERE high ORDER BY seq LIMIT 1";
+
 /**
- * Claims the oldest unpublished events by deleting their outbox_pending rows, in the
- * caller's transaction. SKIP LOCKED lets relays on several replicas take disjoint rows;
- * the delete only sticks if the transaction commits, so a crash leaves them for the next.
- * The event rows themselves are only read.
+ * Every event: the oldest `high` ones (events of OTPs and sends marked high) and the oldest of
+ * all, up to $1 each. So a high event waits for one claim, not for the backlog of another
+ * account's campaign ahead of it, and the backlog moves by $1 a claim whatever high events keep
+ * coming (docs/webhooks.md#relay-order).
  */
-export const CLAIM_EVENTS = `
-WITH claimed AS (
+const CLAIM_ALL = `high_first AS (
+  SELECT seq FROM outbox_pending WHERE high ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
+), oldest AS (
+  SELECT seq FROM outbox_pending ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
+), claimed AS (
   DELETE FROM outbox_pending
-  WHERE seq IN (SELECT seq FROM outbox_pending ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
+  -- An array, so the rows are found by key: as a semi-join the planner hashed the two parts and
+  -- read the whole backlog to match them.
+  WHERE seq = ANY (ARRAY(SELECT seq FROM high_first UNION SELECT seq FROM oldest))
   RETURNING event_id, message_id, sequence, created_at
-)
+)`;
+
+/** The oldest `high` events only, up to $1: the relay of webhook-delivery's high lane (EVENT_RELAY_HIGH). */
+const CLAIM_HIGH = `claimed AS (
+  DELETE FROM outbox_pending
+  WHERE seq IN (SELECT seq FROM outbox_pending WHERE high ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
+  RETURNING event_id, message_id, sequence, created_at
+)`;
+
+/**
+ * Claims unpublished events by deleting their outbox_pending rows, in the caller's
+ * transaction: every event (CLAIM_ALL), or the high ones only. Each part is in seq order, so
+ * a message's events (all of one class) keep their order. SKIP LOCKED lets relays on several
+ * replicas, and the two kinds of relay, take disjoint rows; the delete only sticks if the
+ * transaction commits, so a crash leaves them for the next. The event rows themselves are only read.
+ */
+export const claimEvents = (highOnly: boolean) => `
+WITH ${highOnly ? CLAIM_HIGH : CLAIM_ALL}
 SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, o.source, o.status, o.smpp_data,
        o.from_history, o.high, e.enabled AS endpoint_enabled, e.event_types AS endpoint_event_types
 FROM claimed
@@ -50,6 +75,9 @@ CROSS JOIN LATERAL (
 ) AS o
 LEFT JOIN webhook_endpoints AS e ON e.account_id = o.account_id
 ORDER BY o.created_at, o.sequence`;
+
+export const CLAIM_EVENTS = claimEvents(false);
+export const CLAIM_HIGH_EVENTS = claimEvents(true);
 
 /**
  * One delivery per event for an account with an endpoint: pending, or failed at once

@@ -12,7 +12,13 @@ import {
 } from "@sms/queues";
 import { notifyReceiptsStored, storeReceiptsFor } from "@sms/customer-receipts";
 import { isSubscribed, type OutboxRow } from "@sms/webhooks";
-import { CLAIM_EVENTS, INSERT_DELIVERIES, NEXT_PENDING } from "./relay.sql";
+import {
+  CLAIM_EVENTS,
+  CLAIM_HIGH_EVENTS,
+  INSERT_DELIVERIES,
+  NEXT_PENDING,
+  NEXT_PENDING_HIGH,
+} from "./relay.sql";
 
 interface ClaimedRow extends Omit<OutboxRow, "payload"> {
   /** The message's source (api, smpp, otp); null for an inbound message's event. */
@@ -36,6 +42,13 @@ export interface RelayProducers {
   smppReceipts: SmppReceiptProducer;
 }
 
+export interface RelayOptions {
+  /** Events claimed at most (of each part: the high ones and the oldest of all). */
+  limit: number;
+  /** Only the events of high messages (webhook-delivery's high lane): the scheduler's relay takes every event. */
+  highOnly?: boolean;
+}
+
 export interface RelayResult {
   /** Events published by this call. */
   events: number;
@@ -50,7 +63,8 @@ export interface RelayResult {
 }
 
 /**
- * Publishes up to `limit` outbox events in one transaction:
+ * Publishes, in one transaction, up to `limit` of the oldest outbox events and up to `limit` of
+ * the oldest `high` ones (CLAIM_EVENTS):
  * - a webhook_deliveries row per event of an account whose endpoint subscribes to its type, queued on
  *   the webhook.deliver queue of its class after the commit as one batch job per account and class (the worker reads
  *   the rows, so they must exist first); if that enqueue fails, the webhook reconciler
@@ -64,17 +78,21 @@ export interface RelayResult {
 export async function relayOutbox(
   pool: pg.Pool,
   producers: RelayProducers,
-  options: { limit: number },
+  options: RelayOptions,
 ): Promise<RelayResult> {
   const client = await pool.connect();
   let published: Awaited<ReturnType<typeof publishClaimed>>;
   try {
     // An idle relay polls every EVENT_RELAY_IDLE_MS: it stops at this one prepared read, where
     // the claim is planned for each run (about 0.6 ms over a month of day partitions).
-    const waiting = await client.query({ name: "outbox-relay-next-pending", text: NEXT_PENDING });
+    const waiting = await client.query(
+      options.highOnly
+        ? { name: "outbox-relay-next-pending-high", text: NEXT_PENDING_HIGH }
+        : { name: "outbox-relay-next-pending", text: NEXT_PENDING },
+    );
     if (waiting.rowCount === 0) return { events: 0, webhooks: 0, smppReceipts: 0, statuses: {} };
     await client.query("BEGIN");
-    published = await publishClaimed(client, producers, options.limit);
+    published = await publishClaimed(client, producers, options);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
@@ -93,10 +111,13 @@ export async function relayOutbox(
 }
 
 /** Inside the relay's transaction: claim, write deliveries, queue SMPP receipts. */
-async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, limit: number) {
+async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, options: RelayOptions) {
   // Unnamed, so planned for each run (docs/decisions.md#partitions): a prepared statement's
   // generic plan keeps the scan it chose for a day partition of outbox_events while it was empty.
-  let { rows } = await client.query<ClaimedRow>(CLAIM_EVENTS, [limit, dueByIdBound()]);
+  let { rows } = await client.query<ClaimedRow>(options.highOnly ? CLAIM_HIGH_EVENTS : CLAIM_EVENTS, [
+    options.limit,
+    dueByIdBound(),
+  ]);
   if (rows.length === 0) return { events: 0, toQueue: [], smppReceipts: 0, statuses: {} };
   // A status event stores no time: it is its id's (docs/decisions.md#status-events), decoded here
   // rather than in the statement, where it costs more per event.
@@ -190,16 +211,20 @@ export function startOutboxRelay(options: {
   logger: Logger;
   batchSize: number;
   idleMs: number;
+  highOnly?: boolean;
   onBatch?: (result: RelayResult) => void;
 }): Loop {
   return startLoop({
-    name: "outbox relay",
+    name: options.highOnly ? "outbox relay of high events" : "outbox relay",
     intervalMs: options.idleMs,
     logger: options.logger,
     // An outage: back off up to 5 s; the events wait in the database meanwhile.
     errorBackoffMaxMs: 5000,
     tick: async () => {
-      const result = await relayOutbox(options.pool, options.producers, { limit: options.batchSize });
+      const result = await relayOutbox(options.pool, options.producers, {
+        limit: options.batchSize,
+        highOnly: options.highOnly,
+      });
       if (result.unfound?.length)
         options.logger.error("status events whose message was not found were not published", {
           event_ids: result.unfound,

@@ -1,4 +1,4 @@
-import { commonSettings, envInt, loadConfig, z } from "@sms/config";
+import { commonSettings, envInt, eventRelaySettings, loadConfig, z } from "@sms/config";
 
 const SchedulerSettings = z.object({
   ...commonSettings,
@@ -30,10 +30,7 @@ const SchedulerSettings = z.object({
   OUTBOX_STALE_AFTER_MS: envInt(10_000, 100, 3_600_000),
   /** Milliseconds a hand-off to Redis may take before a tick gives up and leaves it to the relay. */
   HANDOFF_TIMEOUT_MS: envInt(2000, 100, 60_000),
-  /** Outbox events published per transaction by the event relay (webhooks, SMPP receipts). */
-  EVENT_RELAY_BATCH_SIZE: envInt(500, 1, 10_000),
-  /** The event relay looks for new events this often when it has caught up (a status change reaches webhook.deliver within about this long). */
-  EVENT_RELAY_IDLE_MS: envInt(50, 5, 60_000),
+  ...eventRelaySettings,
   /** Milliseconds between retention passes (docs/operations.md#retention); one replica runs each pass. */
   RETENTION_INTERVAL_MS: envInt(60_000, 100, 86_400_000),
   /** Rows a retention pass deletes per statement, each its own short transaction. */

@@ -1,7 +1,8 @@
 import { MetricsRegistry, counter, labeledCounter } from "@sms/metrics";
 import type pg from "pg";
 import type { Counter } from "prom-client";
-import { MessageFlowMetrics, MessageStatusMetrics, OutboxMetrics } from "./message-metrics";
+import { RelayMetrics } from "@sms/outbox-relay";
+import { MessageStatusMetrics, OutboxMetrics } from "./message-metrics";
 
 /** What the scheduler reports on /metrics: its loops, open messages by status, status changes relayed, the process. */
 export class SchedulerMetrics {
@@ -20,7 +21,7 @@ export class SchedulerMetrics {
   readonly countDeltasFolded: Counter;
   readonly countErrors: Counter;
   readonly messages: MessageStatusMetrics;
-  readonly flow: MessageFlowMetrics;
+  readonly flow: RelayMetrics;
   readonly outbox: OutboxMetrics;
   readonly retentionPasses: Counter;
   readonly retentionErrors: Counter;
@@ -83,7 +84,7 @@ export class SchedulerMetrics {
       "Ticks of the message-counts fold that failed",
     );
     this.messages = new MessageStatusMetrics(registry, pool);
-    this.flow = new MessageFlowMetrics(registry);
+    this.flow = new RelayMetrics(registry);
     this.outbox = new OutboxMetrics(registry, pool);
     this.retentionPasses = counter(
       registry,

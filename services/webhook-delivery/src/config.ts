@@ -1,4 +1,12 @@
-import { commonSettings, envBoolean, envChoices, envInt, loadConfig, z } from "@sms/config";
+import {
+  commonSettings,
+  envBoolean,
+  envChoices,
+  envInt,
+  eventRelaySettings,
+  loadConfig,
+  z,
+} from "@sms/config";
 import { WEBHOOK_CLASSES } from "@sms/queues";
 import { encryptionKeySetting } from "@sms/secret-box";
 import { DEFAULT_RETRY_SCHEDULE_MS } from "./schedule";
@@ -23,6 +31,13 @@ const WebhookDeliverySettings = z.object({
    * (docs/fairness.md#lanes).
    */
   WEBHOOK_CLASSES: envChoices(WEBHOOK_CLASSES),
+  /**
+   * Run an event relay of the high messages' events in this process, beside the scheduler's relay
+   * of every event: the high lane sets it, so an OTP's event becomes a delivery at the lane's CPU
+   * priority instead of behind a campaign's backlog in the scheduler (docs/fairness.md#lanes).
+   */
+  EVENT_RELAY_HIGH: envBoolean(false),
+  ...eventRelaySettings,
   /** One batch job starts no attempt after this long and hands the rest to a new job, so a slow endpoint holds a worker slot for at most this plus one attempt. */
   WEBHOOK_BATCH_MAX_MS: envInt(10_000, 100, 600_000),
   /** Deliveries in flight to one endpoint across every replica: a slow endpoint holds at most this many slots. */

@@ -1,4 +1,5 @@
 import { MetricsRegistry, QueueMetrics } from "@sms/metrics";
+import { RelayMetrics } from "@sms/outbox-relay";
 import { Counter, Histogram } from "prom-client";
 
 /** What the instrumentation reads of a webhook attempt's result. */
@@ -48,18 +49,21 @@ export class WebhookMetrics {
   }
 }
 
-/** What webhook-delivery reports on /metrics: the webhook.deliver worker, every attempt's outcome, the process. */
+/** What webhook-delivery reports on /metrics: the webhook.deliver workers, every attempt's outcome, the relay of high events where it runs one, the process. */
 export class WebhookDeliveryMetrics {
   readonly registry: MetricsRegistry;
   readonly contentType: string;
   readonly queues: QueueMetrics;
   readonly webhooks: WebhookMetrics;
+  /** Only in a process that runs a relay (EVENT_RELAY_HIGH): elsewhere its pass counter would read as a stuck relay. */
+  readonly relay?: RelayMetrics;
 
-  constructor(registry = new MetricsRegistry()) {
+  constructor(options: { relay?: boolean } = {}, registry = new MetricsRegistry()) {
     this.registry = registry;
     this.contentType = registry.contentType;
     this.queues = new QueueMetrics(registry);
     this.webhooks = new WebhookMetrics(registry);
+    if (options.relay) this.relay = new RelayMetrics(registry);
   }
 
   /** The /metrics text. */

@@ -1,6 +1,15 @@
-import { createDatabase } from "@sms/db";
+import { createDatabase, type Database } from "@sms/db";
 import type { Logger } from "@sms/logger";
-import { createWebhookDeliverProducer, WEBHOOK_QUEUES, type Job, type WebhookDeliverJob } from "@sms/queues";
+import { startOutboxRelay } from "@sms/outbox-relay";
+import {
+  createSmppReceiptProducer,
+  createWebhookDeliverProducer,
+  WEBHOOK_QUEUES,
+  type Job,
+  type QueueContext,
+  type WebhookDeliverJob,
+  type WebhookDeliverProducer,
+} from "@sms/queues";
 import { createRedis } from "@sms/redis";
 import { createSecretBox } from "@sms/secret-box";
 import { orderedStop, registerWorker, startHealthServer } from "@sms/service-runtime";
@@ -37,7 +46,7 @@ export async function startWebhookDelivery(
   const box = createSecretBox(config.SECRET_ENCRYPTION_KEY);
   const endpoints = new WebhookEndpoints(database.prisma, box, policy);
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, ...policy });
-  const metrics = new WebhookDeliveryMetrics();
+  const metrics = new WebhookDeliveryMetrics({ relay: config.EVENT_RELAY_HIGH });
   const producer = createWebhookDeliverProducer(queueContext);
   let stopping = false;
   // Rows and endpoint slots are held for a batch's bound plus its last attempt, and a little more.
@@ -96,6 +105,7 @@ export async function startWebhookDelivery(
     staleMs: config.WEBHOOK_RECONCILE_STALE_MS,
     intervalMs: config.WEBHOOK_RECONCILE_INTERVAL_MS,
   });
+  const relay = startHighEventRelay(config, database.pool, queueContext, producer, metrics, logger);
   const health = await startHealthServer({
     port: config.PORT,
     readiness: { postgres: database.pool, redis },
@@ -116,6 +126,8 @@ export async function startWebhookDelivery(
       // rest on as new jobs (same claim).
       { name: "readiness", run: () => (stopping = true) },
       { name: "reconciler", run: () => reconciler.stop() },
+      // Its last claim commits or rolls back whole; the jobs it queued are the workers' below.
+      { name: "relay", run: () => relay?.stop() },
       {
         // Attempts still waiting on slow endpoints at the bound: their jobs stay active in Redis
         // and another worker takes them over as stalled, claim and all (same webhook-id,
@@ -128,6 +140,7 @@ export async function startWebhookDelivery(
         },
       },
       { name: "producer", run: () => producer.close().catch(() => undefined) },
+      { name: "relay producer", run: () => relay?.closeProducer() },
       { name: "sender", run: () => sender.close() },
       {
         name: "redis",
@@ -142,4 +155,35 @@ export async function startWebhookDelivery(
     ],
   });
   return { port: health.port, reconcileOnce: () => reconciler.runOnce(), stop };
+}
+
+/**
+ * The relay of the high messages' events (EVENT_RELAY_HIGH, set on the high lane): they become
+ * deliveries on webhook.deliver.high within EVENT_RELAY_IDLE_MS at this process's CPU priority,
+ * while the scheduler's relay works through a campaign's backlog at its own.
+ */
+function startHighEventRelay(
+  config: WebhookDeliveryConfig,
+  pool: Database["pool"],
+  queueContext: QueueContext,
+  webhooks: WebhookDeliverProducer,
+  metrics: WebhookDeliveryMetrics,
+  logger: Logger,
+) {
+  if (!config.EVENT_RELAY_HIGH) return undefined;
+  // A final event of a high message submitted over SMPP owes its customer a receipt, as in the scheduler.
+  const smppReceipts = createSmppReceiptProducer(queueContext);
+  const loop = startOutboxRelay({
+    pool,
+    producers: { webhooks, smppReceipts },
+    logger,
+    batchSize: config.EVENT_RELAY_BATCH_SIZE,
+    idleMs: config.EVENT_RELAY_IDLE_MS,
+    highOnly: true,
+    onBatch: (result) => metrics.relay?.record(result),
+  });
+  return {
+    stop: () => loop.stop(),
+    closeProducer: () => smppReceipts.close().catch(() => undefined),
+  };
 }

@@ -1,4 +1,6 @@
 import { createLogger } from "@sms/logger";
+import { applyTransition } from "@sms/message-state";
+import { insertMessage } from "@sms/message-state/test/fixtures";
 import {
   createWebhookDeliverProducer,
   openQueue,
@@ -113,5 +115,40 @@ describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     await producer.close();
     expect((await jobsOf("high")).flatMap((job) => job.eventIds)).toEqual([eventOf(otp!)]);
     expect((await jobsOf("standard")).flatMap((job) => job.eventIds)).toEqual([eventOf(other!)]);
+  });
+
+  it("with EVENT_RELAY_HIGH the lane turns a high message's event into its webhook itself; every other event waits for the scheduler's relay", async () => {
+    const r = await receiver();
+    const { accountId } = await w.account(r.url);
+    // Status changes not relayed by the test: only the lane's own relay can publish them.
+    const failed = async (priority: "high" | "normal") => {
+      const id = await insertMessage(w.db.pool, { accountId });
+      await w.db.pool.query(`UPDATE messages SET priority = $2::"MessagePriority" WHERE id = $1`, [
+        id,
+        priority,
+      ]);
+      await applyTransition(w.db.pool, {
+        messageId: id,
+        to: "failed",
+        at: new Date(),
+        errorCode: "NO_ROUTE",
+      });
+      return id;
+    };
+    const other = await failed("normal");
+    const otp = await failed("high");
+    const lane = await w.start({
+      WEBHOOK_CLASSES: "high",
+      EVENT_RELAY_HIGH: "true",
+      EVENT_RELAY_IDLE_MS: "20",
+    });
+    await waitFor(() => r.received.length === 1, { what: "the high message's webhook" });
+    expect(r.received[0]!.body.message_id).toBe(otp);
+    const { rows } = await w.db.pool.query<{ message_id: string }>("SELECT message_id FROM outbox_pending");
+    expect(rows.map((row) => row.message_id)).toEqual([other]);
+    await lane.stop();
+    await w.relay();
+    const queued = (await jobsOf("standard")).filter((job) => job.accountId === accountId);
+    expect(queued.flatMap((job) => job.eventIds)).toHaveLength(1);
   });
 });
