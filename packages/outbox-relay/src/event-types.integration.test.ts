@@ -1,49 +1,25 @@
-import crypto from "node:crypto";
 import { Queue } from "bullmq";
-import { createDatabase, type Database } from "@sms/db";
 import { applyTransition, type MessageStatus } from "@sms/message-state";
 import { insertAccount, insertMessage } from "@sms/message-state/test/fixtures";
-import { createSmppReceiptProducer, createWebhookDeliverProducer, queuePrefix, QUEUES } from "@sms/queues";
-import { createRedis, type Redis } from "@sms/redis";
-import { createSecretBox } from "@sms/secret-box";
-import { createTestWorld, type TestWorld } from "@sms/testing";
-import { WebhookEndpoints } from "@sms/webhooks";
-import { relayOutbox, type RelayProducers } from "./index";
+import { queuePrefix, QUEUES } from "@sms/queues";
+import { startRelayWorld, type RelayWorld } from "../test/relay-world";
+import { relayOutbox } from "./index";
 
 /** Event types per endpoint (docs/decisions.md#webhook-event-types): the relay's side. */
 describe("outbox relay: only subscribed events become deliveries (real PostgreSQL, Redis, BullMQ)", () => {
-  let world: TestWorld;
-  let db: Database;
-  let connection: Redis;
-  let producers: RelayProducers;
-  let endpoints: WebhookEndpoints;
-
+  let w: RelayWorld;
   beforeAll(async () => {
-    world = await createTestWorld();
-    db = createDatabase(world.databaseUrl, { poolSize: 4 });
-    connection = createRedis(world.redisUrl, "queue");
-    const context = { connection, prefix: world.redisPrefix };
-    producers = {
-      webhooks: createWebhookDeliverProducer(context),
-      smppReceipts: createSmppReceiptProducer(context),
-    };
-    endpoints = new WebhookEndpoints(db.prisma, createSecretBox(crypto.randomBytes(32).toString("base64")), {
-      allowLoopback: true,
-      allowHttp: true,
-    });
+    w = await startRelayWorld({ poolSize: 4 });
   });
-  afterAll(async () => {
-    await producers.webhooks.close();
-    await producers.smppReceipts.close();
-    connection.disconnect();
-    await db.close();
-    await world.destroy();
-  });
+  afterAll(() => w.close());
 
   /** Every event id some queued webhook.deliver job names, whatever the job's shape (one id or a batch). */
   async function queuedEventIds(): Promise<string[]> {
     const name = QUEUES.webhookDeliver;
-    const queue = new Queue(name, { connection, prefix: queuePrefix(world.redisPrefix, name) });
+    const queue = new Queue(name, {
+      connection: w.connection,
+      prefix: queuePrefix(w.world.redisPrefix, name),
+    });
     const jobs = await queue.getJobs(["waiting", "delayed", "active", "prioritized"]);
     await queue.close();
     return jobs
@@ -53,16 +29,16 @@ describe("outbox relay: only subscribed events become deliveries (real PostgreSQ
 
   /** One message through `path`: an outbox event per move (scheduled → queued gives message.queued). */
   async function messageThrough(accountId: string, path: MessageStatus[]): Promise<string> {
-    const id = await insertMessage(db.pool, { accountId, status: "scheduled" });
+    const id = await insertMessage(w.db.pool, { accountId, status: "scheduled" });
     for (const to of path) {
       const errorCode = to === "failed" ? "UNDELIVERABLE" : undefined;
-      await applyTransition(db.pool, { messageId: id, to, at: new Date(), errorCode });
+      await applyTransition(w.db.pool, { messageId: id, to, at: new Date(), errorCode });
     }
     return id;
   }
 
   async function deliveries(accountId: string): Promise<{ event_id: string; event_type: string }[]> {
-    const { rows } = await db.pool.query(
+    const { rows } = await w.db.pool.query(
       "SELECT event_id, event_type FROM webhook_deliveries WHERE account_id = $1 ORDER BY event_type",
       [accountId],
     );
@@ -70,18 +46,18 @@ describe("outbox relay: only subscribed events become deliveries (real PostgreSQ
   }
 
   it("an endpoint subscribed to delivered and failed gets deliveries and jobs for those only; NULL gets every event", async () => {
-    const finalOnly = await insertAccount(db.pool);
-    const everything = await insertAccount(db.pool);
-    await endpoints.register(finalOnly, "http://127.0.0.1:9/final", {
+    const finalOnly = await insertAccount(w.db.pool);
+    const everything = await insertAccount(w.db.pool);
+    await w.endpoints.register(finalOnly, "http://127.0.0.1:9/final", {
       eventTypes: ["message.delivered", "message.failed"],
     });
-    await endpoints.register(everything, "http://127.0.0.1:9/all");
+    await w.endpoints.register(everything, "http://127.0.0.1:9/all");
     for (const accountId of [finalOnly, everything]) {
       await messageThrough(accountId, ["queued", "sent", "delivered"]);
       await messageThrough(accountId, ["queued", "failed"]);
     }
 
-    const result = await relayOutbox(db.pool, producers, { limit: 100 });
+    const result = await relayOutbox(w.db.pool, w.producers, { limit: 100 });
     // 5 events per account, all published; 2 + 5 of them became deliveries.
     expect(result).toMatchObject({ events: 10, webhooks: 7 });
 
@@ -97,24 +73,24 @@ describe("outbox relay: only subscribed events become deliveries (real PostgreSQ
     ]);
     // No job for what nobody subscribed to, and no event left waiting in the outbox.
     expect(await queuedEventIds()).toEqual([...final, ...all].map((d) => d.event_id).sort());
-    const { rows: waiting } = await db.pool.query("SELECT count(*)::int AS n FROM outbox_pending");
+    const { rows: waiting } = await w.db.pool.query("SELECT count(*)::int AS n FROM outbox_pending");
     expect(waiting[0].n).toBe(0);
   });
 
   it("a change of subscription applies to the next claim; a list set with SQL is honoured as is", async () => {
-    const accountId = await insertAccount(db.pool);
-    await endpoints.register(accountId, "http://127.0.0.1:9/hooks");
-    await db.pool.query(
+    const accountId = await insertAccount(w.db.pool);
+    await w.endpoints.register(accountId, "http://127.0.0.1:9/hooks");
+    await w.db.pool.query(
       "UPDATE webhook_endpoints SET event_types = ARRAY['message.sent'] WHERE account_id = $1",
       [accountId],
     );
     await messageThrough(accountId, ["queued", "sent"]);
-    await relayOutbox(db.pool, producers, { limit: 100 });
+    await relayOutbox(w.db.pool, w.producers, { limit: 100 });
     expect((await deliveries(accountId)).map((d) => d.event_type)).toEqual(["message.sent"]);
 
-    await endpoints.setEventTypes(accountId, null);
+    await w.endpoints.setEventTypes(accountId, null);
     await messageThrough(accountId, ["queued"]);
-    await relayOutbox(db.pool, producers, { limit: 100 });
+    await relayOutbox(w.db.pool, w.producers, { limit: 100 });
     expect((await deliveries(accountId)).map((d) => d.event_type)).toEqual([
       "message.queued",
       "message.sent",
@@ -122,12 +98,12 @@ describe("outbox relay: only subscribed events become deliveries (real PostgreSQ
   });
 
   it("an event a disabled endpoint did not subscribe to is not even parked for replay", async () => {
-    const accountId = await insertAccount(db.pool);
-    await endpoints.register(accountId, "http://127.0.0.1:9/hooks", { eventTypes: ["message.failed"] });
-    await endpoints.disable(accountId, "operator");
+    const accountId = await insertAccount(w.db.pool);
+    await w.endpoints.register(accountId, "http://127.0.0.1:9/hooks", { eventTypes: ["message.failed"] });
+    await w.endpoints.disable(accountId, "operator");
     await messageThrough(accountId, ["queued", "failed"]);
-    await relayOutbox(db.pool, producers, { limit: 100 });
-    const { rows } = await db.pool.query(
+    await relayOutbox(w.db.pool, w.producers, { limit: 100 });
+    const { rows } = await w.db.pool.query(
       "SELECT event_type, status::text FROM webhook_deliveries WHERE account_id = $1",
       [accountId],
     );

@@ -1,70 +1,38 @@
-import crypto from "node:crypto";
 import { Queue } from "bullmq";
-import { createDatabase, type Database } from "@sms/db";
 import { applyTransition } from "@sms/message-state";
 import { insertAccount, insertMessage } from "@sms/message-state/test/fixtures";
-import {
-  createSmppReceiptProducer,
-  createWebhookDeliverProducer,
-  queuePrefix,
-  WEBHOOK_QUEUES,
-  type WebhookDeliverJob,
-} from "@sms/queues";
-import { createRedis, type Redis } from "@sms/redis";
-import { createSecretBox } from "@sms/secret-box";
-import { createTestWorld, type TestWorld } from "@sms/testing";
-import { WebhookEndpoints } from "@sms/webhooks";
-import { relayOutbox, type RelayProducers } from "./index";
+import { queuePrefix, WEBHOOK_QUEUES, type WebhookDeliverJob } from "@sms/queues";
+import { startRelayWorld, type RelayWorld } from "../test/relay-world";
+import { relayOutbox } from "./index";
 
 /** The events of high messages (OTPs, sends marked high): ahead of the backlog (docs/webhooks.md#relay-order). */
 describe("outbox relay: high messages' events (real PostgreSQL, Redis, BullMQ)", () => {
-  let world: TestWorld;
-  let db: Database;
-  let connection: Redis;
-  let producers: RelayProducers;
-  let endpoints: WebhookEndpoints;
-
+  let w: RelayWorld;
   beforeAll(async () => {
-    world = await createTestWorld();
-    db = createDatabase(world.databaseUrl, { poolSize: 4 });
-    connection = createRedis(world.redisUrl, "queue");
-    const context = { connection, prefix: world.redisPrefix };
-    producers = {
-      webhooks: createWebhookDeliverProducer(context),
-      smppReceipts: createSmppReceiptProducer(context),
-    };
-    endpoints = new WebhookEndpoints(db.prisma, createSecretBox(crypto.randomBytes(32).toString("base64")), {
-      allowLoopback: true,
-      allowHttp: true,
-    });
+    w = await startRelayWorld({ poolSize: 4 });
   });
-  afterAll(async () => {
-    await producers.webhooks.close();
-    await producers.smppReceipts.close();
-    connection.disconnect();
-    await db.close();
-    await world.destroy();
-  });
+  afterAll(() => w.close());
 
   /** A message of `priority` failed before reaching a carrier: one `message.failed` event. */
   async function failedMessage(accountId: string, priority: "high" | "normal"): Promise<string> {
-    const id = await insertMessage(db.pool, { accountId });
-    if (priority === "high") await db.pool.query(`UPDATE messages SET priority = 'high' WHERE id = $1`, [id]);
-    await applyTransition(db.pool, { messageId: id, to: "failed", at: new Date(), errorCode: "NO_ROUTE" });
+    const id = await insertMessage(w.db.pool, { accountId });
+    if (priority === "high")
+      await w.db.pool.query(`UPDATE messages SET priority = 'high' WHERE id = $1`, [id]);
+    await applyTransition(w.db.pool, { messageId: id, to: "failed", at: new Date(), errorCode: "NO_ROUTE" });
     return id;
   }
 
   /** An account with an endpoint, six events of normal messages, then two of high ones. */
   async function backlogThenHigh() {
-    while ((await relayOutbox(db.pool, producers, { limit: 500 })).events > 0);
-    const accountId = await insertAccount(db.pool);
-    await endpoints.register(accountId, "http://127.0.0.1:9/hooks");
+    while ((await relayOutbox(w.db.pool, w.producers, { limit: 500 })).events > 0);
+    const accountId = await insertAccount(w.db.pool);
+    await w.endpoints.register(accountId, "http://127.0.0.1:9/hooks");
     const backlog: string[] = [];
     for (let i = 0; i < 6; i++) backlog.push(await failedMessage(accountId, "normal"));
     const high: string[] = [];
     for (let i = 0; i < 2; i++) high.push(await failedMessage(accountId, "high"));
     const published = async () => {
-      const { rows } = await db.pool.query<{ message_id: string }>(
+      const { rows } = await w.db.pool.query<{ message_id: string }>(
         "SELECT message_id FROM webhook_deliveries WHERE account_id = $1",
         [accountId],
       );
@@ -75,29 +43,29 @@ describe("outbox relay: high messages' events (real PostgreSQL, Redis, BullMQ)",
 
   it("takes the events of high messages ahead of an older backlog, and the backlog still moves a batch a claim", async () => {
     const { backlog, high, published } = await backlogThenHigh();
-    const { rows: queued } = await db.pool.query<{ message_id: string; high: boolean }>(
+    const { rows: queued } = await w.db.pool.query<{ message_id: string; high: boolean }>(
       "SELECT message_id, high FROM outbox_pending ORDER BY seq",
     );
     expect(queued).toEqual([...backlog, ...high].map((id) => ({ message_id: id, high: high.includes(id) })));
 
     // A claim of 3: both high events (the newest of all) and the 3 oldest of the backlog.
-    expect((await relayOutbox(db.pool, producers, { limit: 3 })).events).toBe(5);
+    expect((await relayOutbox(w.db.pool, w.producers, { limit: 3 })).events).toBe(5);
     expect(await published()).toEqual([...high, ...backlog.slice(0, 3)].sort());
-    expect((await relayOutbox(db.pool, producers, { limit: 3 })).events).toBe(3);
+    expect((await relayOutbox(w.db.pool, w.producers, { limit: 3 })).events).toBe(3);
     expect(await published()).toEqual([...high, ...backlog].sort());
   });
 
   it("a relay of high events only (webhook-delivery's high lane) takes those and leaves the rest, oldest first", async () => {
     const { accountId, backlog, high, published } = await backlogThenHigh();
-    expect(await relayOutbox(db.pool, producers, { limit: 1, highOnly: true })).toMatchObject({
+    expect(await relayOutbox(w.db.pool, w.producers, { limit: 1, highOnly: true })).toMatchObject({
       events: 1,
       webhooks: 1,
     });
     expect(await published()).toEqual([high[0]]);
-    expect((await relayOutbox(db.pool, producers, { limit: 10, highOnly: true })).events).toBe(1);
-    expect((await relayOutbox(db.pool, producers, { limit: 10, highOnly: true })).events).toBe(0);
+    expect((await relayOutbox(w.db.pool, w.producers, { limit: 10, highOnly: true })).events).toBe(1);
+    expect((await relayOutbox(w.db.pool, w.producers, { limit: 10, highOnly: true })).events).toBe(0);
     expect(await published()).toEqual([...high].sort());
-    const { rows } = await db.pool.query<{ message_id: string }>(
+    const { rows } = await w.db.pool.query<{ message_id: string }>(
       "SELECT message_id FROM outbox_pending ORDER BY seq",
     );
     expect(rows.map((row) => row.message_id)).toEqual(backlog);
@@ -105,8 +73,8 @@ describe("outbox relay: high messages' events (real PostgreSQL, Redis, BullMQ)",
     // Their jobs are on the high queue, one per claim.
     const name = WEBHOOK_QUEUES.high;
     const queue = new Queue<WebhookDeliverJob>(name, {
-      connection,
-      prefix: queuePrefix(world.redisPrefix, name),
+      connection: w.connection,
+      prefix: queuePrefix(w.world.redisPrefix, name),
     });
     const jobs = (await queue.getJobs(["waiting"])).filter((job) => job.data.accountId === accountId);
     await queue.close();
