@@ -9,7 +9,8 @@
 // whole minutes). With BENCH_FAIRNESS_WEBHOOKS=1 (the default) both accounts' endpoints get
 // every event, and B's message.delivered webhook arrival is printed too. Prints B's p50/p99/max
 // alone and during the campaign (target: p99 ≤ 1 s during), how far A's campaign had come and
-// A's drain rate (A's limit: 100/s).
+// A's drain rate (A's limit: 100/s). BENCH_FAIRNESS_NORMAL=1 adds account C: 50 single sends
+// (priority normal) at 5/s beside B's OTPs during the campaign, timed the same way.
 import pg from "pg";
 import { createSecretBox } from "@sms/secret-box";
 import { generateSecret } from "@sms/webhook-signing";
@@ -31,6 +32,8 @@ const OTPS = 50;
 const OTP_RATE = 5;
 const POLL_MS = 50;
 const WEBHOOKS = process.env.BENCH_FAIRNESS_WEBHOOKS !== "0";
+/** Account C: single sends (priority normal) at B's pace during A's campaign, beside B's OTPs. */
+const NORMAL_ACCOUNT = process.env.BENCH_FAIRNESS_NORMAL === "1";
 /** How long B's OTPs may take to be delivered before the bench gives up on them. */
 const TIMEOUT_MS = Number(process.env.BENCH_FAIRNESS_TIMEOUT_S ?? 120) * 1000;
 /** Ports BASE+1 … BASE+12 (BENCH_PORT, default 4200). */
@@ -42,7 +45,7 @@ type Client = ReturnType<typeof jsonClient>;
 interface Otp {
   messageId: string;
   sentAt: number;
-  /** When POST /v1/otp/send answered. */
+  /** When the request (POST /v1/otp/send, or C's POST /v1/sms/send) answered. */
   answeredAt: number;
 }
 
@@ -51,7 +54,42 @@ interface Otp {
  * the previous ones do. Each round has a range of its own: the OTP pumping guard pauses a range
  * once 50 OTPs to it in an hour went unverified (docs/otp.md), and the bench enters no codes.
  */
-async function sendOtps(client: Client, range: string, otps: Otp[], refused: string[]): Promise<void> {
+function sendOtps(client: Client, range: string, otps: Otp[], refused: string[]): Promise<void> {
+  return sendAtRate(
+    client,
+    "/v1/otp/send",
+    (i) => ({ phone: `${range}${String(i).padStart(4, "0")}`, template: "Your bench code is {code}" }),
+    201,
+    otps,
+    refused,
+  );
+}
+
+/** Account C's single sends (priority normal), at OTP_RATE like B's OTPs. */
+function sendSingles(client: Client, range: string, sent: Otp[], refused: string[]): Promise<void> {
+  return sendAtRate(
+    client,
+    "/v1/sms/send",
+    (i) => ({
+      to: `${range}${String(i).padStart(4, "0")}`,
+      message: "Your order has shipped",
+      sender_id: "SHOP",
+    }),
+    202,
+    sent,
+    refused,
+  );
+}
+
+/** OTPS requests at OTP_RATE per second, each at its due time whatever the previous ones do. */
+async function sendAtRate(
+  client: Client,
+  path: string,
+  bodyOf: (i: number) => Record<string, unknown>,
+  accepted: number,
+  sent: Otp[],
+  refused: string[],
+): Promise<void> {
   const start = Date.now();
   const inFlight: Array<Promise<void>> = [];
   for (let i = 0; i < OTPS; i++) {
@@ -60,12 +98,9 @@ async function sendOtps(client: Client, range: string, otps: Otp[], refused: str
     inFlight.push(
       (async () => {
         const sentAt = Date.now();
-        const response = await client.post("/v1/otp/send", {
-          phone: `${range}${String(i).padStart(4, "0")}`,
-          template: "Your bench code is {code}",
-        });
-        if (response.status === 201)
-          otps.push({ messageId: String(response.body.message_id), sentAt, answeredAt: Date.now() });
+        const response = await client.post(path, bodyOf(i));
+        if (response.status === accepted)
+          sent.push({ messageId: String(response.body.message_id), sentAt, answeredAt: Date.now() });
         else refused.push(`HTTP ${response.status} ${JSON.stringify(response.body.error ?? "")}`);
       })(),
     );
@@ -225,6 +260,9 @@ async function main(): Promise<void> {
   await db.connect();
   const a = await createBenchAccount(databaseUrl, "CAMPAIGN", { defaultLimits: true });
   const b = await createBenchAccount(databaseUrl, "BANK", { defaultLimits: true });
+  const c = NORMAL_ACCOUNT
+    ? await createBenchAccount(databaseUrl, "SHOP", { defaultLimits: true })
+    : undefined;
   const { rows: limits } = await db.query<{ messages_per_second: number }>(
     "SELECT messages_per_second FROM accounts WHERE id = $1",
     [a.accountId],
@@ -242,7 +280,7 @@ async function main(): Promise<void> {
       },
     );
     const box = createSecretBox(BENCH_SECRETS.SECRET_ENCRYPTION_KEY);
-    for (const { accountId } of [a, b])
+    for (const { accountId } of [a, b, ...(c ? [c] : [])])
       await db.query(
         "INSERT INTO webhook_endpoints (account_id, url, secret_sealed, updated_at) VALUES ($1, $2, $3, now())",
         [accountId, `http://127.0.0.1:${receiver.port}/hooks`, box.seal(generateSecret(), accountId)],
@@ -252,6 +290,7 @@ async function main(): Promise<void> {
   const headers = (key: string) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" });
   const clientA = jsonClient(platform.gatewayUrl, headers(a.key), 1);
   const clientB = jsonClient(platform.gatewayUrl, headers(b.key), 10);
+  const clientC = c && jsonClient(platform.gatewayUrl, headers(c.key), 10);
   try {
     console.log(
       `bench:fairness: account A ${CAMPAIGN} in bulk (${BULK_SIZE} per request, one after another; A's limit ${limits[0]!.messages_per_second} messages/s), ` +
@@ -282,12 +321,22 @@ async function main(): Promise<void> {
     await firstAnswered;
     const bStarted = Date.now();
     const during = { otps: [] as Otp[], refused: [] as string[] };
-    const duringDone = await watchDelivered(
-      db,
-      during.otps,
-      sendOtps(clientB, "+1415444", during.otps, during.refused),
-      deliveryRowAt,
-    );
+    const singles = { sent: [] as Otp[], refused: [] as string[] };
+    const [duringDone, singlesDone] = await Promise.all([
+      watchDelivered(
+        db,
+        during.otps,
+        sendOtps(clientB, "+1415444", during.otps, during.refused),
+        deliveryRowAt,
+      ),
+      clientC &&
+        watchDelivered(
+          db,
+          singles.sent,
+          sendSingles(clientC, "+1415333", singles.sent, singles.refused),
+          deliveryRowAt,
+        ),
+    ]);
     const observedAt = Date.now();
     const { rows } = await db.query<{ status: string; n: string }>(
       "SELECT status, count(*) AS n FROM messages WHERE account_id = $1 GROUP BY status ORDER BY status",
@@ -302,7 +351,11 @@ async function main(): Promise<void> {
     const campaignResult = await campaign;
     // B's message.delivered webhooks trail the status change: wait for them (a while at most).
     const webhookDeadline = Date.now() + TIMEOUT_MS;
-    const owed = [...aloneDone.delivered.keys(), ...duringDone.delivered.keys()];
+    const owed = [
+      ...aloneDone.delivered.keys(),
+      ...duringDone.delivered.keys(),
+      ...(singlesDone?.delivered.keys() ?? []),
+    ];
     while (WEBHOOKS && owed.some((id) => !webhookAt.has(id)) && Date.now() < webhookDeadline) {
       await watchDeliveryRows(db, owed, deliveryRowAt);
       await sleep(POLL_MS);
@@ -327,6 +380,18 @@ async function main(): Promise<void> {
         row: deliveryRowAt,
         webhook: webhookAt,
       });
+    if (singlesDone) {
+      console.log(`\nC's single sends (priority normal) at ${OTP_RATE}/s during A's campaign (${OTPS}):`);
+      console.log(
+        describe("POST /v1/sms/send → delivered", singles.sent, (id) => singlesDone.delivered.get(id)),
+      );
+      if (WEBHOOKS)
+        console.log(describe("→ the message.delivered webhook", singles.sent, (id) => webhookAt.get(id)));
+      if (singles.refused.length || singlesDone.failed.size)
+        console.log(
+          `  C: ${singles.refused.length} sends refused ${singles.refused.slice(0, 3).join("; ")}; ${singlesDone.failed.size} failed`,
+        );
+    }
     const refused = [...alone.refused, ...during.refused];
     const failed = aloneDone.failed.size + duringDone.failed.size;
     if (refused.length || failed)

@@ -72,6 +72,10 @@ describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     await waitFor(() => r.received.filter((hook) => hook.body.message_id === campaign).length === 2, {
       what: "the bulk message's webhook and its retry",
     });
+    // The receiver has the POST before the worker records its answer: wait for the record.
+    await waitFor(async () => (await w.deliveries(accountId)).every((d) => d.status !== "pending"), {
+      what: "both deliveries recorded",
+    });
     const deliveries = await w.deliveries(accountId);
     expect(deliveries.map((d) => [d.status, d.attempts])).toEqual([
       ["succeeded", 2],
