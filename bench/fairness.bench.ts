@@ -387,6 +387,13 @@ async function main(): Promise<void> {
       );
       if (WEBHOOKS)
         console.log(describe("→ the message.delivered webhook", singles.sent, (id) => webhookAt.get(id)));
+      await printSlowest(db, singles.sent, (id) => singlesDone.delivered.get(id));
+      if (WEBHOOKS)
+        printSlowestWebhooks(singles.sent, {
+          delivered: singlesDone.delivered,
+          row: deliveryRowAt,
+          webhook: webhookAt,
+        });
       if (singles.refused.length || singlesDone.failed.size)
         console.log(
           `  C: ${singles.refused.length} sends refused ${singles.refused.slice(0, 3).join("; ")}; ${singlesDone.failed.size} failed`,
