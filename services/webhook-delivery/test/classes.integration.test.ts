@@ -1,6 +1,4 @@
 import { createLogger } from "@sms/logger";
-import { applyTransition } from "@sms/message-state";
-import { insertMessage } from "@sms/message-state/test/fixtures";
 import {
   createWebhookDeliverProducer,
   openQueue,
@@ -55,8 +53,8 @@ describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
       res.writeHead(first ? 503 : 204).end();
     };
     const { accountId } = await w.account(r.url);
-    const [otp] = await w.emitEvents(accountId, 1, "high");
-    const [campaign] = await w.emitEvents(accountId, 1, "bulk");
+    const [otp] = await w.emitEvents(accountId, 1, { priority: "high" });
+    const [campaign] = await w.emitEvents(accountId, 1, { priority: "bulk" });
     expect((await jobsOf("high")).map((job) => job.high)).toEqual([true]);
     expect((await jobsOf("standard")).map((job) => job.high)).toEqual([undefined]);
 
@@ -87,7 +85,7 @@ describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
   it("the reconciler queues an overdue delivery again on its class's queue", async () => {
     const r = await receiver();
     const { accountId } = await w.account(r.url);
-    const [otp] = await w.emitEvents(accountId, 1, "high");
+    const [otp] = await w.emitEvents(accountId, 1, { priority: "high" });
     const [other] = await w.emitEvents(accountId, 1);
     // Their jobs lost (a Redis flush) and the rows long overdue.
     for (const webhookClass of ["high", "standard"] as const) {
@@ -125,22 +123,8 @@ describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     const r = await receiver();
     const { accountId } = await w.account(r.url);
     // Status changes not relayed by the test: only the lane's own relay can publish them.
-    const failed = async (priority: "high" | "normal") => {
-      const id = await insertMessage(w.db.pool, { accountId });
-      await w.db.pool.query(`UPDATE messages SET priority = $2::"MessagePriority" WHERE id = $1`, [
-        id,
-        priority,
-      ]);
-      await applyTransition(w.db.pool, {
-        messageId: id,
-        to: "failed",
-        at: new Date(),
-        errorCode: "NO_ROUTE",
-      });
-      return id;
-    };
-    const other = await failed("normal");
-    const otp = await failed("high");
+    const [other] = await w.emitEvents(accountId, 1, { relay: false });
+    const [otp] = await w.emitEvents(accountId, 1, { priority: "high", relay: false });
     const lane = await w.start({
       WEBHOOK_CLASSES: "high",
       EVENT_RELAY_HIGH: "true",

@@ -21,8 +21,15 @@ export interface WebhookWorld {
   env: Record<string, string>;
   /** An account whose endpoint is `url`; returns the account id and its signing secret. */
   account(url: string): Promise<{ accountId: string; secret: string }>;
-  /** `count` messages of the account (of `priority`, default normal) that fail before a carrier: one message.failed event each, relayed. */
-  emitEvents(accountId: string, count: number, priority?: "high" | "normal" | "bulk"): Promise<string[]>;
+  /**
+   * `count` messages of the account (of `priority`, default normal) that fail before a carrier:
+   * one message.failed event each, relayed unless `relay` is false (default true).
+   */
+  emitEvents(
+    accountId: string,
+    count: number,
+    options?: { priority?: "high" | "normal" | "bulk"; relay?: boolean },
+  ): Promise<string[]>;
   /** Publishes pending outbox events (what the scheduler's relay does). */
   relay(): Promise<void>;
   start(env?: Record<string, string>): Promise<RunningWebhookDelivery>;
@@ -78,7 +85,7 @@ export async function startWebhookWorld(): Promise<WebhookWorld> {
       const { secret } = await endpoints.register(accountId, url);
       return { accountId, secret: secret! };
     },
-    async emitEvents(accountId, count, priority = "normal") {
+    async emitEvents(accountId, count, { priority = "normal", relay: relayed = true } = {}) {
       const ids: string[] = [];
       for (let i = 0; i < count; i += 50) {
         const chunk = await Promise.all(
@@ -100,7 +107,7 @@ export async function startWebhookWorld(): Promise<WebhookWorld> {
         );
         ids.push(...chunk);
       }
-      await relay();
+      if (relayed) await relay();
       return ids;
     },
     relay,

@@ -1,0 +1,99 @@
+import type { ChildProcess } from "node:child_process";
+import { startServiceProcess, waitFor } from "@sms/testing";
+import { startWebhookWorld, type WebhookWorld } from "./harness";
+import { startReceiver, type Receiver } from "./receiver";
+
+const EVENTS = 1000;
+
+let w: WebhookWorld;
+let r: Receiver;
+
+beforeAll(async () => {
+  w = await startWebhookWorld();
+  r = await startReceiver();
+});
+afterAll(async () => {
+  await w.close();
+  await r.close();
+});
+
+/** webhook-delivery's high lane as npm start runs it: its own relay of the high messages' events. */
+function launchLane(): ChildProcess {
+  return startServiceProcess("webhook-delivery", {
+    ...w.env,
+    WEBHOOK_CLASSES: "high",
+    EVENT_RELAY_HIGH: "true",
+    // Small claims, so the kill can land inside one.
+    EVENT_RELAY_BATCH_SIZE: "25",
+    EVENT_RELAY_IDLE_MS: "20",
+    WEBHOOK_TIMEOUT_MS: "2000",
+    WEBHOOK_LOCK_MS: "3000",
+    WEBHOOK_STALLED_CHECK_MS: "1000",
+  }).child;
+}
+
+/**
+ * kill -9 of the high lane while its relay is still turning events into deliveries: a claim
+ * in progress rolls back whole, so every event is published once (one delivery row each) and
+ * sent at least once, under its own webhook-id.
+ */
+describe("webhook-delivery's high lane killed with SIGKILL while relaying", () => {
+  it("publishes every high event once and delivers each under one id", async () => {
+    r.answer = (_hook, res) => setTimeout(() => res.writeHead(204).end(), 5);
+    const { accountId } = await w.account(r.url);
+    // Only the lane publishes them: the test runs no other relay.
+    await w.emitEvents(accountId, EVENTS, { priority: "high", relay: false });
+    // The second half is held (the relay skips locked rows), so the kill finds events not yet
+    // published however fast the first half went.
+    const holder = await w.db.pool.connect();
+    await holder.query("BEGIN");
+    // (Not OFFSET … FOR UPDATE: the rows an OFFSET skips are locked too.)
+    await holder.query(
+      "SELECT seq FROM outbox_pending WHERE seq >= (SELECT seq FROM outbox_pending ORDER BY seq OFFSET $1 LIMIT 1) FOR UPDATE",
+      [EVENTS / 2],
+    );
+    const first = launchLane();
+    try {
+      await waitFor(() => r.received.length >= EVENTS / 4, {
+        what: "a quarter delivered",
+        timeoutMs: 30_000,
+      });
+      first.kill("SIGKILL");
+      await new Promise((resolve) => first.once("exit", resolve));
+    } finally {
+      await holder.query("COMMIT");
+      holder.release();
+    }
+    const { rows: left } = await w.db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM outbox_pending",
+    );
+    expect(left[0]!.n).toBeGreaterThanOrEqual(EVENTS / 2);
+
+    const second = launchLane();
+    try {
+      await waitFor(
+        async () => {
+          const deliveries = await w.deliveries(accountId);
+          return deliveries.length === EVENTS && deliveries.every((d) => d.status === "succeeded");
+        },
+        { what: "every event published and its delivery succeeded", timeoutMs: 90_000, intervalMs: 250 },
+      );
+    } finally {
+      second.kill("SIGTERM");
+      await new Promise((resolve) => second.once("exit", resolve));
+    }
+    const { rows: pending } = await w.db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM outbox_pending",
+    );
+    expect(pending[0]!.n).toBe(0);
+    const idsByEvent = new Map<string, Set<string>>();
+    for (const hook of r.received) {
+      const key = `${hook.body.message_id}/${String(hook.body.data.sequence)}`;
+      idsByEvent.set(key, (idsByEvent.get(key) ?? new Set()).add(hook.id));
+    }
+    expect(idsByEvent.size).toBe(EVENTS);
+    expect([...idsByEvent.values()].every((ids) => ids.size === 1)).toBe(true);
+    // Repeats are the requests in flight at the kill: at most the lane's concurrency.
+    expect(r.received.length - EVENTS).toBeLessThanOrEqual(200);
+  }, 150_000);
+});
