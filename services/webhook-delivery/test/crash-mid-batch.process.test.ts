@@ -1,5 +1,5 @@
-import type { ChildProcess } from "node:child_process";
-import { startServiceProcess, waitFor } from "@sms/testing";
+import { waitFor } from "@sms/testing";
+import { launchWebhookDelivery, stopProcess } from "./crash-support";
 import { startWebhookWorld, type WebhookWorld } from "./harness";
 import { startReceiver, type Receiver } from "./receiver";
 
@@ -18,18 +18,12 @@ afterAll(async () => {
   await r.close();
 });
 
-function launch(): ChildProcess {
-  // The bundle as an orchestrator runs it; the test kills and restarts the child itself.
-  return startServiceProcess("webhook-delivery", {
-    ...w.env,
+const launch = () =>
+  launchWebhookDelivery(w, {
     WEBHOOK_ENDPOINT_CONCURRENCY: String(CAP),
-    WEBHOOK_TIMEOUT_MS: "2000",
-    WEBHOOK_LOCK_MS: "3000",
-    WEBHOOK_STALLED_CHECK_MS: "1000",
     // The reconciler stays out of it: only the stalled job's own claim can bring the rest back.
     WEBHOOK_RECONCILE_STALE_MS: "3600000",
-  }).child;
-}
+  });
 
 /**
  * kill -9 of a webhook-delivery process halfway through one batch job (300 events of one
@@ -44,8 +38,7 @@ describe("webhook-delivery killed with SIGKILL halfway through a batch", () => {
     await w.emitEvents(accountId, EVENTS);
     const first = launch();
     await waitFor(() => r.received.length >= EVENTS / 4, { what: "a quarter delivered", timeoutMs: 30_000 });
-    first.kill("SIGKILL");
-    await new Promise((resolve) => first.once("exit", resolve));
+    await stopProcess(first, "SIGKILL");
     const sentBeforeKill = new Set(r.received.map((hook) => hook.id));
     const receivedAtKill = r.received.length;
     const doneAtKill = new Set(
@@ -62,8 +55,7 @@ describe("webhook-delivery killed with SIGKILL halfway through a batch", () => {
         intervalMs: 250,
       });
     } finally {
-      second.kill("SIGTERM");
-      await new Promise((resolve) => second.once("exit", resolve));
+      await stopProcess(second, "SIGTERM");
     }
     const afterKill = r.received.slice(receivedAtKill).map((hook) => hook.id);
     // The done part: not again.

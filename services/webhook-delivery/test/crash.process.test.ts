@@ -1,5 +1,5 @@
-import type { ChildProcess } from "node:child_process";
-import { startServiceProcess, waitFor } from "@sms/testing";
+import { waitFor } from "@sms/testing";
+import { idsByEvent, launchWebhookDelivery, stopProcess } from "./crash-support";
 import { startWebhookWorld, type WebhookWorld } from "./harness";
 import { startReceiver, type Receiver } from "./receiver";
 
@@ -17,16 +17,7 @@ afterAll(async () => {
   await r.close();
 });
 
-function launch(): ChildProcess {
-  // The bundle as an orchestrator runs it; the test kills and restarts the child itself.
-  return startServiceProcess("webhook-delivery", {
-    ...w.env,
-    // Stalled jobs of the killed process are taken over quickly.
-    WEBHOOK_TIMEOUT_MS: "2000",
-    WEBHOOK_LOCK_MS: "3000",
-    WEBHOOK_STALLED_CHECK_MS: "1000",
-  }).child;
-}
+const launch = () => launchWebhookDelivery(w);
 
 /**
  * kill -9 of a webhook-delivery process in the middle of 2,000 events: at-least-once.
@@ -41,8 +32,7 @@ describe("webhook-delivery killed with SIGKILL mid-run", () => {
     await w.emitEvents(accountId, EVENTS);
     const first = launch();
     await waitFor(() => r.received.length >= EVENTS / 4, { what: "a quarter delivered", timeoutMs: 30_000 });
-    first.kill("SIGKILL");
-    await new Promise((resolve) => first.once("exit", resolve));
+    await stopProcess(first, "SIGKILL");
     const atKill = r.received.length;
     expect(atKill).toBeLessThan(EVENTS);
 
@@ -54,16 +44,11 @@ describe("webhook-delivery killed with SIGKILL mid-run", () => {
         intervalMs: 250,
       });
     } finally {
-      second.kill("SIGTERM");
-      await new Promise((resolve) => second.once("exit", resolve));
+      await stopProcess(second, "SIGTERM");
     }
-    const idsByEvent = new Map<string, Set<string>>();
-    for (const hook of r.received) {
-      const key = `${hook.body.message_id}/${String(hook.body.data.sequence)}`;
-      idsByEvent.set(key, (idsByEvent.get(key) ?? new Set()).add(hook.id));
-    }
-    expect(idsByEvent.size).toBe(EVENTS);
-    expect([...idsByEvent.values()].every((ids) => ids.size === 1)).toBe(true);
+    const ids = idsByEvent(r.received);
+    expect(ids.size).toBe(EVENTS);
+    expect([...ids.values()].every((each) => each.size === 1)).toBe(true);
     const repeats = r.received.length - EVENTS;
     // In flight at the kill: at most the process's concurrency (200) were open.
     expect(repeats).toBeLessThanOrEqual(200);

@@ -1,5 +1,5 @@
-import type { ChildProcess } from "node:child_process";
-import { startServiceProcess, waitFor } from "@sms/testing";
+import { waitFor } from "@sms/testing";
+import { idsByEvent, launchWebhookDelivery, stopProcess } from "./crash-support";
 import { startWebhookWorld, type WebhookWorld } from "./harness";
 import { startReceiver, type Receiver } from "./receiver";
 
@@ -18,19 +18,14 @@ afterAll(async () => {
 });
 
 /** webhook-delivery's high lane as npm start runs it: its own relay of the high messages' events. */
-function launchLane(): ChildProcess {
-  return startServiceProcess("webhook-delivery", {
-    ...w.env,
+const launchLane = () =>
+  launchWebhookDelivery(w, {
     WEBHOOK_CLASSES: "high",
     EVENT_RELAY_HIGH: "true",
     // Small claims, so the kill can land inside one.
     EVENT_RELAY_BATCH_SIZE: "25",
     EVENT_RELAY_IDLE_MS: "20",
-    WEBHOOK_TIMEOUT_MS: "2000",
-    WEBHOOK_LOCK_MS: "3000",
-    WEBHOOK_STALLED_CHECK_MS: "1000",
-  }).child;
-}
+  });
 
 /**
  * kill -9 of the high lane while its relay is still turning events into deliveries: a claim
@@ -58,8 +53,7 @@ describe("webhook-delivery's high lane killed with SIGKILL while relaying", () =
         what: "a quarter delivered",
         timeoutMs: 30_000,
       });
-      first.kill("SIGKILL");
-      await new Promise((resolve) => first.once("exit", resolve));
+      await stopProcess(first, "SIGKILL");
     } finally {
       await holder.query("COMMIT");
       holder.release();
@@ -79,20 +73,15 @@ describe("webhook-delivery's high lane killed with SIGKILL while relaying", () =
         { what: "every event published and its delivery succeeded", timeoutMs: 90_000, intervalMs: 250 },
       );
     } finally {
-      second.kill("SIGTERM");
-      await new Promise((resolve) => second.once("exit", resolve));
+      await stopProcess(second, "SIGTERM");
     }
     const { rows: pending } = await w.db.pool.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM outbox_pending",
     );
     expect(pending[0]!.n).toBe(0);
-    const idsByEvent = new Map<string, Set<string>>();
-    for (const hook of r.received) {
-      const key = `${hook.body.message_id}/${String(hook.body.data.sequence)}`;
-      idsByEvent.set(key, (idsByEvent.get(key) ?? new Set()).add(hook.id));
-    }
-    expect(idsByEvent.size).toBe(EVENTS);
-    expect([...idsByEvent.values()].every((ids) => ids.size === 1)).toBe(true);
+    const ids = idsByEvent(r.received);
+    expect(ids.size).toBe(EVENTS);
+    expect([...ids.values()].every((each) => each.size === 1)).toBe(true);
     // Repeats are the requests in flight at the kill: at most the lane's concurrency.
     expect(r.received.length - EVENTS).toBeLessThanOrEqual(200);
   }, 150_000);
