@@ -38,7 +38,7 @@ const CLAIM_HIGH = `claimed AS (
  * replicas, and the two kinds of relay, take disjoint rows; the delete only sticks if the
  * transaction commits, so a crash leaves them for the next. The event rows themselves are only read.
  */
-export const claimEvents = (highOnly: boolean) => `
+const claimEvents = (highOnly: boolean) => `
 WITH ${highOnly ? CLAIM_HIGH : CLAIM_ALL}
 SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, o.source, o.status, o.smpp_data,
        o.from_history, o.high, e.enabled AS endpoint_enabled, e.event_types AS endpoint_event_types
