@@ -16,6 +16,16 @@ import { createSecretBox } from "@sms/secret-box";
 import { generateSecret } from "@sms/webhook-signing";
 import { jsonClient, machineLoad } from "./load-generator";
 import { startWebhookReceiver, type WebhookReceiver } from "./pipeline-support";
+import {
+  describe,
+  POLL_MS,
+  printWhereSlowestWaited,
+  sleep,
+  TIMEOUT_MS,
+  watchDelivered,
+  watchDeliveryRows,
+  type TimedSend,
+} from "./fairness-timing";
 import { routeEverythingTo, startPlatform, startSimulator } from "./platform";
 import {
   BACKGROUND_NICE,
@@ -30,31 +40,20 @@ const CAMPAIGN = Number(process.env.BENCH_FAIRNESS_CAMPAIGN ?? 10_000);
 const BULK_SIZE = 1000;
 const OTPS = 50;
 const OTP_RATE = 5;
-const POLL_MS = 50;
 const WEBHOOKS = process.env.BENCH_FAIRNESS_WEBHOOKS !== "0";
 /** Account C: single sends (priority normal) at B's pace during A's campaign, beside B's OTPs. */
 const NORMAL_ACCOUNT = process.env.BENCH_FAIRNESS_NORMAL === "1";
-/** How long B's OTPs may take to be delivered before the bench gives up on them. */
-const TIMEOUT_MS = Number(process.env.BENCH_FAIRNESS_TIMEOUT_S ?? 120) * 1000;
 /** Ports BASE+1 … BASE+12 (BENCH_PORT, default 4200). */
 const BASE = Number(process.env.BENCH_PORT ?? 4200);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type Client = ReturnType<typeof jsonClient>;
-
-interface Otp {
-  messageId: string;
-  sentAt: number;
-  /** When the request (POST /v1/otp/send, or C's POST /v1/sms/send) answered. */
-  answeredAt: number;
-}
 
 /**
  * OTPS sends at OTP_RATE per second to numbers `range` + 4 digits, each at its due time whatever
  * the previous ones do. Each round has a range of its own: the OTP pumping guard pauses a range
  * once 50 OTPs to it in an hour went unverified (docs/otp.md), and the bench enters no codes.
  */
-function sendOtps(client: Client, range: string, otps: Otp[], refused: string[]): Promise<void> {
+function sendOtps(client: Client, range: string, otps: TimedSend[], refused: string[]): Promise<void> {
   return sendAtRate(
     client,
     "/v1/otp/send",
@@ -66,7 +65,7 @@ function sendOtps(client: Client, range: string, otps: Otp[], refused: string[])
 }
 
 /** Account C's single sends (priority normal), at OTP_RATE like B's OTPs. */
-function sendSingles(client: Client, range: string, sent: Otp[], refused: string[]): Promise<void> {
+function sendSingles(client: Client, range: string, sent: TimedSend[], refused: string[]): Promise<void> {
   return sendAtRate(
     client,
     "/v1/sms/send",
@@ -87,7 +86,7 @@ async function sendAtRate(
   path: string,
   bodyOf: (i: number) => Record<string, unknown>,
   accepted: number,
-  sent: Otp[],
+  sent: TimedSend[],
   refused: string[],
 ): Promise<void> {
   const start = Date.now();
@@ -108,127 +107,7 @@ async function sendAtRate(
   await Promise.all(inFlight);
 }
 
-/**
- * message id → when the bench first saw it `delivered` (`failed` ones listed apart), watching
- * while the OTPs are still being sent: until `sending` settles and every OTP is final, or the deadline.
- */
-async function watchDelivered(
-  db: pg.Client,
-  otps: Otp[],
-  sending: Promise<unknown>,
-  deliveryRowAt: Map<string, number>,
-) {
-  const delivered = new Map<string, number>();
-  const failed = new Set<string>();
-  let sent = false;
-  let sendError: unknown;
-  void sending.then(
-    () => (sent = true),
-    (error: unknown) => {
-      sent = true;
-      sendError = error;
-    },
-  );
-  let deadline = Infinity;
-  while (!sent || delivered.size + failed.size < otps.length) {
-    if (sent && deadline === Infinity) deadline = Date.now() + TIMEOUT_MS;
-    if (Date.now() > deadline) break;
-    const pending = otps.map((otp) => otp.messageId).filter((id) => !delivered.has(id) && !failed.has(id));
-    const { rows } = await db.query<{ id: string; status: string }>(
-      "SELECT id, status FROM messages WHERE id = ANY($1) AND status IN ('delivered', 'failed')",
-      [pending],
-    );
-    const now = Date.now();
-    for (const row of rows) {
-      if (row.status === "delivered") delivered.set(row.id, now);
-      else failed.add(row.id);
-    }
-    if (WEBHOOKS) await watchDeliveryRows(db, [...delivered.keys()], deliveryRowAt);
-    await sleep(POLL_MS);
-  }
-  if (sendError) throw sendError;
-  return { delivered, failed };
-}
-
-/** message id → when the bench first saw its message.delivered webhook_deliveries row (written by the event relay). */
-async function watchDeliveryRows(db: pg.Client, messageIds: string[], rowAt: Map<string, number>) {
-  const unseen = messageIds.filter((id) => !rowAt.has(id));
-  if (unseen.length === 0) return;
-  const { rows } = await db.query<{ message_id: string }>(
-    "SELECT message_id FROM webhook_deliveries WHERE message_id = ANY($1) AND event_type = 'message.delivered'",
-    [unseen],
-  );
-  const now = Date.now();
-  for (const row of rows) rowAt.set(row.message_id, now);
-}
-
-/**
- * Where B's five slowest message.delivered webhooks during the campaign spent their time, as the
- * bench saw it (polled every POLL_MS): the message delivered until its delivery row (the event
- * relay), and the row until the receiver had the webhook (webhook-delivery).
- */
-function printSlowestWebhooks(
-  otps: Otp[],
-  at: { delivered: Map<string, number>; row: Map<string, number>; webhook: Map<string, number> },
-) {
-  const slowest = otps
-    .filter((otp) => at.webhook.has(otp.messageId) && at.delivered.has(otp.messageId))
-    .sort((a, b) => at.webhook.get(b.messageId)! - b.sentAt - (at.webhook.get(a.messageId)! - a.sentAt))
-    .slice(0, 5);
-  if (slowest.length === 0) return;
-  console.log(
-    "  the five slowest webhooks: request → webhook: → seen delivered / → delivery row seen / → received",
-  );
-  for (const { messageId, sentAt } of slowest) {
-    const [delivered, row, webhook] = [at.delivered, at.row, at.webhook].map((times) => times.get(messageId));
-    console.log(
-      `    ${String(webhook! - sentAt).padStart(6)} ms: ${delivered! - sentAt} / ` +
-        `${row === undefined ? "?" : row - delivered!} / ${row === undefined ? "?" : webhook! - row} ms`,
-    );
-  }
-}
-
-function describe(label: string, otps: Otp[], doneAt: (messageId: string) => number | undefined): string {
-  const latencies = otps
-    .map((otp) => (doneAt(otp.messageId) ?? NaN) - otp.sentAt)
-    .filter((ms) => !Number.isNaN(ms))
-    .sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.max(0, Math.ceil(q * latencies.length) - 1)] ?? NaN;
-  const missing = otps.length - latencies.length;
-  return (
-    `  ${label.padEnd(44)} p50 ${at(0.5).toFixed(0).padStart(6)} ms   p99 ${at(0.99).toFixed(0).padStart(6)} ms   max ${at(1).toFixed(0).padStart(6)} ms` +
-    (missing ? `   (${missing} of ${otps.length} not delivered within ${TIMEOUT_MS / 1000} s)` : "")
-  );
-}
-
 /** A's campaign: CAMPAIGN messages in bulk requests of BULK_SIZE, one after another. */
-/**
- * Where B's five slowest OTPs during the campaign spent their time: the request until its
- * answer (acceptance), the answer until the submit's response was recorded (sent_at: the
- * dispatch queue, the dispatcher, the carrier), and from there until the bench saw it delivered.
- */
-async function printSlowest(db: pg.Client, otps: Otp[], doneAt: (messageId: string) => number | undefined) {
-  const slowest = otps
-    .filter((otp) => doneAt(otp.messageId) !== undefined)
-    .sort((a, b) => doneAt(b.messageId)! - b.sentAt - (doneAt(a.messageId)! - a.sentAt))
-    .slice(0, 5);
-  if (slowest.length === 0) return;
-  const { rows } = await db.query<{ id: string; sent_at: Date | null }>(
-    "SELECT id, sent_at FROM messages WHERE id = ANY($1)",
-    [slowest.map((otp) => otp.messageId)],
-  );
-  const sentAt = new Map(rows.map((row) => [row.id, row.sent_at?.getTime()]));
-  console.log("  the five slowest during the campaign: request → answered / → submitted / → seen delivered");
-  for (const otp of slowest) {
-    const sent = sentAt.get(otp.messageId);
-    console.log(
-      `    ${String(doneAt(otp.messageId)! - otp.sentAt).padStart(6)} ms: ${otp.answeredAt - otp.sentAt} / ` +
-        `${sent === undefined ? "?" : sent - otp.answeredAt} / ${sent === undefined ? "?" : doneAt(otp.messageId)! - sent} ms` +
-        `, sent ${((otp.sentAt - otps[0]!.sentAt) / 1000).toFixed(1)} s into the round`,
-    );
-  }
-}
-
 async function sendCampaign(
   client: Client,
   afterFirst: () => void,
@@ -303,13 +182,16 @@ async function main(): Promise<void> {
 
     // 1. B alone.
     const aloneLoad = machineLoad();
-    const alone = { otps: [] as Otp[], refused: [] as string[] };
+    const alone = { otps: [] as TimedSend[], refused: [] as string[] };
     const deliveryRowAt = new Map<string, number>();
+    // The delivery rows are watched, and the slowest webhooks shown, only when there are webhooks.
+    const rowWatch = WEBHOOKS ? deliveryRowAt : undefined;
+    const webhookTimes = WEBHOOKS ? { row: deliveryRowAt, webhook: webhookAt } : undefined;
     const aloneDone = await watchDelivered(
       db,
       alone.otps,
       sendOtps(clientB, "+1415555", alone.otps, alone.refused),
-      deliveryRowAt,
+      rowWatch,
     );
 
     // 2. A's campaign, B's OTPs from just after A's first request.
@@ -320,21 +202,16 @@ async function main(): Promise<void> {
     const campaign = sendCampaign(clientA, startB);
     await firstAnswered;
     const bStarted = Date.now();
-    const during = { otps: [] as Otp[], refused: [] as string[] };
-    const singles = { sent: [] as Otp[], refused: [] as string[] };
+    const during = { otps: [] as TimedSend[], refused: [] as string[] };
+    const singles = { sent: [] as TimedSend[], refused: [] as string[] };
     const [duringDone, singlesDone] = await Promise.all([
-      watchDelivered(
-        db,
-        during.otps,
-        sendOtps(clientB, "+1415444", during.otps, during.refused),
-        deliveryRowAt,
-      ),
+      watchDelivered(db, during.otps, sendOtps(clientB, "+1415444", during.otps, during.refused), rowWatch),
       clientC &&
         watchDelivered(
           db,
           singles.sent,
           sendSingles(clientC, "+1415333", singles.sent, singles.refused),
-          deliveryRowAt,
+          rowWatch,
         ),
     ]);
     const observedAt = Date.now();
@@ -373,13 +250,7 @@ async function main(): Promise<void> {
         describe("during, to the message.delivered webhook", during.otps, (id) => webhookAt.get(id)),
       );
     }
-    await printSlowest(db, during.otps, (id) => duringDone.delivered.get(id));
-    if (WEBHOOKS)
-      printSlowestWebhooks(during.otps, {
-        delivered: duringDone.delivered,
-        row: deliveryRowAt,
-        webhook: webhookAt,
-      });
+    await printWhereSlowestWaited(db, during.otps, duringDone.delivered, webhookTimes);
     if (singlesDone) {
       console.log(`\nC's single sends (priority normal) at ${OTP_RATE}/s during A's campaign (${OTPS}):`);
       console.log(
@@ -387,13 +258,7 @@ async function main(): Promise<void> {
       );
       if (WEBHOOKS)
         console.log(describe("→ the message.delivered webhook", singles.sent, (id) => webhookAt.get(id)));
-      await printSlowest(db, singles.sent, (id) => singlesDone.delivered.get(id));
-      if (WEBHOOKS)
-        printSlowestWebhooks(singles.sent, {
-          delivered: singlesDone.delivered,
-          row: deliveryRowAt,
-          webhook: webhookAt,
-        });
+      await printWhereSlowestWaited(db, singles.sent, singlesDone.delivered, webhookTimes);
       if (singles.refused.length || singlesDone.failed.size)
         console.log(
           `  C: ${singles.refused.length} sends refused ${singles.refused.slice(0, 3).join("; ")}; ${singlesDone.failed.size} failed`,
