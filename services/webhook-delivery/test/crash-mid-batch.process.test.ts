@@ -1,25 +1,13 @@
 import { waitFor } from "@sms/testing";
-import { launchWebhookDelivery, stopProcess } from "./crash-support";
-import { startWebhookWorld, type WebhookWorld } from "./harness";
-import { startReceiver, type Receiver } from "./receiver";
+import { crashTestWorld, launchWebhookDelivery, stopProcess } from "./crash-support";
 
 const EVENTS = 300;
 const CAP = 5;
 
-let w: WebhookWorld;
-let r: Receiver;
-
-beforeAll(async () => {
-  w = await startWebhookWorld();
-  r = await startReceiver();
-});
-afterAll(async () => {
-  await w.close();
-  await r.close();
-});
+const t = crashTestWorld();
 
 const launch = () =>
-  launchWebhookDelivery(w, {
+  launchWebhookDelivery(t.w, {
     WEBHOOK_ENDPOINT_CONCURRENCY: String(CAP),
     // The reconciler stays out of it: only the stalled job's own claim can bring the rest back.
     WEBHOOK_RECONCILE_STALE_MS: "3600000",
@@ -33,6 +21,7 @@ const launch = () =>
  */
 describe("webhook-delivery killed with SIGKILL halfway through a batch", () => {
   it("sends the rest of the batch once and the done part not again", async () => {
+    const { w, r } = t;
     r.answer = (_hook, res) => setTimeout(() => res.writeHead(204).end(), 20);
     const { accountId } = await w.account(r.url);
     await w.emitEvents(accountId, EVENTS);

@@ -1,7 +1,21 @@
 import type { ChildProcess } from "node:child_process";
 import { startServiceProcess } from "@sms/testing";
-import type { WebhookWorld } from "./harness";
-import type { ReceivedWebhook } from "./receiver";
+import { startWebhookWorld, type WebhookWorld } from "./harness";
+import { startReceiver, type ReceivedWebhook, type Receiver } from "./receiver";
+
+/** The world and the receiver of one crash test file: made before its tests, closed after them. */
+export function crashTestWorld(): { readonly w: WebhookWorld; readonly r: Receiver } {
+  const made = {} as { w: WebhookWorld; r: Receiver };
+  beforeAll(async () => {
+    made.w = await startWebhookWorld();
+    made.r = await startReceiver();
+  });
+  afterAll(async () => {
+    await made.w.close();
+    await made.r.close();
+  });
+  return made;
+}
 
 /**
  * A webhook-delivery bundle as an orchestrator runs it, for the tests that kill and restart it:

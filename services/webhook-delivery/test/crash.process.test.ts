@@ -1,23 +1,11 @@
 import { waitFor } from "@sms/testing";
-import { idsByEvent, launchWebhookDelivery, stopProcess } from "./crash-support";
-import { startWebhookWorld, type WebhookWorld } from "./harness";
-import { startReceiver, type Receiver } from "./receiver";
+import { crashTestWorld, idsByEvent, launchWebhookDelivery, stopProcess } from "./crash-support";
 
 const EVENTS = 2000;
 
-let w: WebhookWorld;
-let r: Receiver;
+const t = crashTestWorld();
 
-beforeAll(async () => {
-  w = await startWebhookWorld();
-  r = await startReceiver();
-});
-afterAll(async () => {
-  await w.close();
-  await r.close();
-});
-
-const launch = () => launchWebhookDelivery(w);
+const launch = () => launchWebhookDelivery(t.w);
 
 /**
  * kill -9 of a webhook-delivery process in the middle of 2,000 events: at-least-once.
@@ -26,6 +14,7 @@ const launch = () => launchWebhookDelivery(w);
  */
 describe("webhook-delivery killed with SIGKILL mid-run", () => {
   it("delivers every event, under the same id on every repeat", async () => {
+    const { w, r } = t;
     // A receiver a little slow, so the kill lands with requests in flight.
     r.answer = (_hook, res) => setTimeout(() => res.writeHead(204).end(), 5);
     const { accountId } = await w.account(r.url);

@@ -1,25 +1,13 @@
 import { waitFor } from "@sms/testing";
-import { idsByEvent, launchWebhookDelivery, stopProcess } from "./crash-support";
-import { startWebhookWorld, type WebhookWorld } from "./harness";
-import { startReceiver, type Receiver } from "./receiver";
+import { crashTestWorld, idsByEvent, launchWebhookDelivery, stopProcess } from "./crash-support";
 
 const EVENTS = 1000;
 
-let w: WebhookWorld;
-let r: Receiver;
-
-beforeAll(async () => {
-  w = await startWebhookWorld();
-  r = await startReceiver();
-});
-afterAll(async () => {
-  await w.close();
-  await r.close();
-});
+const t = crashTestWorld();
 
 /** webhook-delivery's high lane as npm start runs it: its own relay of the high messages' events. */
 const launchLane = () =>
-  launchWebhookDelivery(w, {
+  launchWebhookDelivery(t.w, {
     WEBHOOK_CLASSES: "high",
     EVENT_RELAY_HIGH: "true",
     // Small claims, so the kill can land inside one.
@@ -34,6 +22,7 @@ const launchLane = () =>
  */
 describe("webhook-delivery's high lane killed with SIGKILL while relaying", () => {
   it("publishes every high event once and delivers each under one id", async () => {
+    const { w, r } = t;
     r.answer = (_hook, res) => setTimeout(() => res.writeHead(204).end(), 5);
     const { accountId } = await w.account(r.url);
     // Only the lane publishes them: the test runs no other relay.
