@@ -1,4 +1,4 @@
-import { encodeUlid, idBoundAt, idTime, isId, newId, newMessageId, ulid } from "./index";
+import { encodeUlid, idBoundAt, idRange, idTime, isId, newId, newMessageId, ulid } from "./index";
 
 describe("ids", () => {
   it("makes prefixed, sortable ids that fit an SMPP message_id", () => {
@@ -12,6 +12,20 @@ describe("ids", () => {
     expect(isId("msg", newId("otp"))).toBe(false);
     expect(isId("msg", "msg_123")).toBe(false);
     expect(isId("msg", "msg_01ARZ3NDEKTSV4RRFFQ69G5FAV")).toBe(true);
+  });
+});
+
+describe("idRange", () => {
+  it("gives the smallest and the largest id, as the database orders them", () => {
+    const ids = [
+      newMessageId(new Date(Date.now() + 7 * 86_400_000)),
+      newId("msg"),
+      idBoundAt("msg", Date.now() - 86_400_000),
+    ];
+    const sorted = [...ids].sort();
+    expect(idRange(ids)).toEqual({ first: sorted[0], last: sorted[2] });
+    expect(idRange([ids[1]!])).toEqual({ first: ids[1], last: ids[1] });
+    expect(() => idRange([])).toThrow();
   });
 });
 

@@ -125,6 +125,23 @@ export function idBoundAt(prefix: IdPrefix, timeMs: number): string {
   return `${prefix}_${encodeUlid(timeMs, new Uint8Array(0))}`;
 }
 
+/**
+ * The smallest and the largest of some ids (at least one), in byte order: the order of every
+ * database here (C collation) and of any collation that puts digits before capital letters. A
+ * statement given them as constants plans only the partitions between them, where a join on the
+ * ids alone plans every partition (docs/decisions.md#message-weeks).
+ */
+export function idRange(ids: readonly string[]): { first: string; last: string } {
+  if (ids.length === 0) throw new Error("idRange needs at least one id");
+  let first = ids[0]!;
+  let last = first;
+  for (const id of ids) {
+    if (id < first) first = id;
+    if (id > last) last = id;
+  }
+  return { first, last };
+}
+
 /** The creation time (ms) of a `<prefix>_<ULID>` id or of an idBoundAt bound. */
 export function idTime(id: string): number {
   const start = id.indexOf("_") + 1;

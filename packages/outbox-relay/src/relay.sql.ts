@@ -7,77 +7,92 @@ export const NEXT_PENDING = "SELECT seq FROM outbox_pending ORDER BY seq LIMIT 1
 export const NEXT_PENDING_HIGH = "SELECT seq FROM outbox_pending WHERE high ORDER BY seq LIMIT 1";
 
 /**
+ * Claims unpublished events by deleting their outbox_pending rows, in the caller's
+ * transaction: every event (CLAIM_EVENTS), or the high ones only (CLAIM_HIGH_EVENTS). Each part is
+ * in seq order, so a message's events (all of one class) keep their order. SKIP LOCKED lets relays
+ * on several replicas, and the two kinds of relay, take disjoint rows; the delete only sticks if
+ * the transaction commits, so a crash leaves them for the next. The event rows themselves are only
+ * read, by the two statements below, once the claim has told which messages they are of.
+ *
  * Every event: the oldest `high` ones (events of OTPs and sends marked high) and the oldest of
  * all, up to $1 each. So a high event waits for one claim, not for the backlog of another
  * account's campaign ahead of it, and the backlog moves by $1 a claim whatever high events keep
  * coming (docs/webhooks.md#relay-order).
  */
-const CLAIM_ALL = `high_first AS (
+export const CLAIM_EVENTS = `
+WITH high_first AS (
   SELECT seq FROM outbox_pending WHERE high ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
 ), oldest AS (
   SELECT seq FROM outbox_pending ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
-), claimed AS (
-  DELETE FROM outbox_pending
-  -- An array, so the rows are found by key: as a semi-join the planner hashed the two parts and
-  -- read the whole backlog to match them.
-  WHERE seq = ANY (ARRAY(SELECT seq FROM high_first UNION SELECT seq FROM oldest))
-  RETURNING event_id, message_id, sequence, created_at
-)`;
+)
+DELETE FROM outbox_pending
+-- An array, so the rows are found by key: as a semi-join the planner hashed the two parts and
+-- read the whole backlog to match them.
+WHERE seq = ANY (ARRAY(SELECT seq FROM high_first UNION SELECT seq FROM oldest))
+RETURNING event_id, message_id, sequence, created_at`;
 
 /** The oldest `high` events only, up to $1: the relay of webhook-delivery's high lane (EVENT_RELAY_HIGH). */
-const CLAIM_HIGH = `claimed AS (
-  DELETE FROM outbox_pending
-  WHERE seq IN (SELECT seq FROM outbox_pending WHERE high ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
-  RETURNING event_id, message_id, sequence, created_at
-)`;
+export const CLAIM_HIGH_EVENTS = `
+DELETE FROM outbox_pending
+WHERE seq IN (SELECT seq FROM outbox_pending WHERE high ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
+RETURNING event_id, message_id, sequence, created_at`;
+
+/** What the relay publishes of each event, with its account's endpoint. */
+const PUBLISHED_COLUMNS = `o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, o.source, o.status,
+       o.smpp_data, o.from_history, o.high, e.enabled AS endpoint_enabled, e.event_types AS endpoint_event_types`;
 
 /**
- * Claims unpublished events by deleting their outbox_pending rows, in the caller's
- * transaction: every event (CLAIM_ALL), or the high ones only. Each part is in seq order, so
- * a message's events (all of one class) keep their order. SKIP LOCKED lets relays on several
- * replicas, and the two kinds of relay, take disjoint rows; the delete only sticks if the
- * transaction commits, so a crash leaves them for the next. The event rows themselves are only read.
+ * The claimed status events ($1 event ids, $2 message ids, $3 sequences, $4 claim times). A
+ * status event is its history row (docs/decisions.md#status-events): its message gives the
+ * account and source, its id its time (decoded by publishClaimed). The whole data is read only for
+ * an SMPP customer's message, whose final events become receipts.
+ *
+ * $5 and $6 are the smallest and the largest of the message ids: planned for each run, the
+ * statement then plans the one or two weeks of these messages, not every retained week (13 under
+ * the default retention, 4–5 ms of planning a claim; docs/decisions.md#message-weeks).
  */
-const claimEvents = (highOnly: boolean) => `
-WITH ${highOnly ? CLAIM_HIGH : CLAIM_ALL}
-SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, o.source, o.status, o.smpp_data,
-       o.from_history, o.high, e.enabled AS endpoint_enabled, e.event_types AS endpoint_event_types
-FROM claimed
+export const READ_STATUS_EVENTS = `
+SELECT ${PUBLISHED_COLUMNS}
+FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[]) AS claimed(event_id, message_id, sequence, created_at)
 CROSS JOIN LATERAL (
   -- One key lookup per claimed event, whatever the statistics say: LIMIT keeps the planner
-  -- from turning this into a hash join over all of a table, the plan it chose and then kept
-  -- (a prepared statement's generic plan) while the tables were small.
-  -- A status event is its history row (docs/decisions.md#status-events): its message gives the
-  -- account and source, its id its time (decoded by publishClaimed). The whole data is read only
-  -- for an SMPP customer's message, whose final events become receipts. $2 leaves out the weeks
-  -- of messages not due yet, which have no events (docs/decisions.md#partitions).
+  -- from turning this into a hash join over all of a table.
   SELECT claimed.event_id AS id, m.account_id, claimed.message_id, 'message.' || h.status AS type,
          claimed.sequence, claimed.created_at, m.source::text AS source, h.status::text AS status,
          CASE WHEN m.source = 'smpp' THEN message_event_data(claimed.message_id, claimed.sequence) END AS smpp_data,
          true AS from_history, m.priority = 'high' AS high
-  -- LEFT: a status event whose message is not found (not below $2: a writer's clock over an hour
-  -- ahead of this host's) still comes back, with no type, for the relay to report, not drop.
+  -- LEFT: a status event whose message is not found still comes back, with no type, for the
+  -- relay to report, not drop.
   FROM (SELECT) AS event
-  LEFT JOIN messages AS m ON m.id = claimed.message_id AND m.id < $2
-  LEFT JOIN message_events AS h ON h.message_id = claimed.message_id AND h.sequence = claimed.sequence AND h.message_id < $2
-  WHERE claimed.message_id IS NOT NULL
-  UNION ALL
-  -- An outbox_events row: message.received (an inbound message, in_…, has no messages row: LEFT),
-  -- or a status event written before status events became history rows.
-  SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, m.source::text,
-         COALESCE(h.status::text, o.payload->>'status'),
-         CASE WHEN m.source = 'smpp' THEN ${eventDataSql("o")} END, false, m.priority = 'high'
+  LEFT JOIN messages AS m ON m.id = claimed.message_id AND m.id >= $5 AND m.id <= $6
+  LEFT JOIN message_events AS h
+    ON h.message_id = claimed.message_id AND h.sequence = claimed.sequence AND h.message_id >= $5 AND h.message_id <= $6
+  LIMIT 1
+) AS o
+LEFT JOIN webhook_endpoints AS e ON e.account_id = o.account_id`;
+
+/**
+ * The claimed outbox_events rows ($1): message.received (an inbound message, in_…, has no messages
+ * row: LEFT), or a status event written before status events became history rows. Read only when
+ * a claim holds one. $2 leaves out the weeks of messages not due yet, which have no events
+ * (docs/decisions.md#partitions).
+ */
+export const READ_OUTBOX_EVENTS = `
+SELECT ${PUBLISHED_COLUMNS}
+FROM unnest($1::text[]) AS claimed(event_id)
+CROSS JOIN LATERAL (
+  SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, m.source::text AS source,
+         COALESCE(h.status::text, o.payload->>'status') AS status,
+         CASE WHEN m.source = 'smpp' THEN ${eventDataSql("o")} END AS smpp_data, false AS from_history,
+         m.priority = 'high' AS high
   FROM outbox_events AS o
   LEFT JOIN messages AS m ON m.id = o.message_id AND m.id < $2
   LEFT JOIN message_events AS h ON h.message_id = o.message_id AND h.sequence = o.sequence AND h.message_id < $2
-  WHERE claimed.message_id IS NULL AND o.id = claimed.event_id
+  -- = ANY: the days of these ids only (the table is partitioned by them).
+  WHERE o.id = claimed.event_id AND o.id = ANY($1::text[])
   LIMIT 1
 ) AS o
-LEFT JOIN webhook_endpoints AS e ON e.account_id = o.account_id
-ORDER BY o.created_at, o.sequence`;
-
-export const CLAIM_EVENTS = claimEvents(false);
-export const CLAIM_HIGH_EVENTS = claimEvents(true);
+LEFT JOIN webhook_endpoints AS e ON e.account_id = o.account_id`;
 
 /**
  * One delivery per event for an account with an endpoint: pending, or failed at once

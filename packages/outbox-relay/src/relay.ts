@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { idTime } from "@sms/ids";
+import { idRange, idTime } from "@sms/ids";
 import type { Logger } from "@sms/logger";
 import { dueByIdBound, isMessageStatus, isTerminal } from "@sms/message-state";
 import { startLoop, type Loop } from "@sms/service-runtime";
@@ -18,6 +18,8 @@ import {
   INSERT_DELIVERIES,
   NEXT_PENDING,
   NEXT_PENDING_HIGH,
+  READ_OUTBOX_EVENTS,
+  READ_STATUS_EVENTS,
 } from "./relay.sql";
 
 interface ClaimedRow extends Omit<OutboxRow, "payload"> {
@@ -60,6 +62,14 @@ export interface RelayResult {
   statuses: Record<string, number>;
   /** Status events claimed whose message or history row was not found: not published (the loop logs them). */
   unfound?: string[];
+}
+
+/** An outbox_pending row the relay took: a status event names its message and sequence. */
+interface ClaimedEvent {
+  event_id: string;
+  message_id: string | null;
+  sequence: number | null;
+  created_at: Date;
 }
 
 /**
@@ -112,13 +122,13 @@ export async function relayOutbox(
 
 /** Inside the relay's transaction: claim, write deliveries, queue SMPP receipts. */
 async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, options: RelayOptions) {
-  // Unnamed, so planned for each run (docs/decisions.md#partitions): a prepared statement's
-  // generic plan keeps the scan it chose for a day partition of outbox_events while it was empty.
-  let { rows } = await client.query<ClaimedRow>(options.highOnly ? CLAIM_HIGH_EVENTS : CLAIM_EVENTS, [
-    options.limit,
-    dueByIdBound(),
-  ]);
-  if (rows.length === 0) return { events: 0, toQueue: [], smppReceipts: 0, statuses: {} };
+  const { rows: claimed } = await client.query<ClaimedEvent>({
+    name: options.highOnly ? "outbox-relay-claim-high" : "outbox-relay-claim",
+    text: options.highOnly ? CLAIM_HIGH_EVENTS : CLAIM_EVENTS,
+    values: [options.limit],
+  });
+  if (claimed.length === 0) return { events: 0, toQueue: [], smppReceipts: 0, statuses: {} };
+  let rows = await readClaimed(client, claimed);
   // A status event stores no time: it is its id's (docs/decisions.md#status-events), decoded here
   // rather than in the statement, where it costs more per event.
   for (const row of rows) if (row.from_history) row.created_at = new Date(idTime(row.id));
@@ -150,6 +160,42 @@ async function publishClaimed(client: pg.PoolClient, producers: RelayProducers, 
     statuses,
     unfound: unfound.length > 0 ? unfound : undefined,
   };
+}
+
+/**
+ * The claimed events' rows, in the order of their claim times (and, within one, of their
+ * sequence): the status events and the outbox_events rows each in one statement. Unnamed, so
+ * planned for each run (docs/decisions.md#partitions): a prepared statement's generic plan reads
+ * every week of the message tables, and kept the scan it chose for a day of outbox_events while
+ * that day was empty.
+ */
+async function readClaimed(client: pg.PoolClient, claimed: ClaimedEvent[]): Promise<ClaimedRow[]> {
+  const statusEvents = claimed.filter((event) => event.message_id !== null);
+  const outboxEvents = claimed.filter((event) => event.message_id === null);
+  const rows: ClaimedRow[] = [];
+  if (statusEvents.length > 0) {
+    const messageIds = statusEvents.map((event) => event.message_id!);
+    const { first, last } = idRange(messageIds);
+    const read = await client.query<ClaimedRow>(READ_STATUS_EVENTS, [
+      statusEvents.map((event) => event.event_id),
+      messageIds,
+      statusEvents.map((event) => event.sequence),
+      statusEvents.map((event) => event.created_at),
+      first,
+      last,
+    ]);
+    rows.push(...read.rows);
+  }
+  if (outboxEvents.length > 0) {
+    const read = await client.query<ClaimedRow>(READ_OUTBOX_EVENTS, [
+      outboxEvents.map((event) => event.event_id),
+      dueByIdBound(),
+    ]);
+    rows.push(...read.rows);
+  }
+  return rows.sort(
+    (a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.sequence ?? 0) - (b.sequence ?? 0),
+  );
 }
 
 /**

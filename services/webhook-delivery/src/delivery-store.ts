@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { Batcher } from "@sms/db";
-import { dueByIdBound, eventDataSql, eventDataSubquery } from "@sms/message-state";
+import { idRange } from "@sms/ids";
+import { eventDataSql, eventDataSubquery } from "@sms/message-state";
 import type { AttemptResult } from "@sms/webhooks";
 import { toWebhookEvent, type OutboxRow, type WebhookEvent } from "@sms/webhooks";
 
@@ -11,10 +12,21 @@ export interface ClaimedDelivery {
   payload: WebhookEvent;
 }
 
-/** A claimed delivery with its copy of the body (older rows) or else its event row's columns. */
-type ClaimedRow = { event_id: string; attempts: number; copied_payload: WebhookEvent | null } & (
-  (Omit<OutboxRow, "payload"> & { payload: OutboxRow["payload"] | null }) | { [K in keyof OutboxRow]: null }
-);
+/** A claimed delivery row: its copy of the body (older rows only), and the event it names. */
+interface ClaimedRow {
+  event_id: string;
+  attempts: number;
+  payload: WebhookEvent | null;
+  account_id: string;
+  message_id: string;
+  event_type: string;
+  /** A status event's place in its message's history; null for an event of no message's history. */
+  sequence: number | null;
+  created_at: Date;
+}
+
+/** A status event is its message's history row (docs/decisions.md#status-events); message.received is not. */
+const isStatusEvent = (row: ClaimedRow) => row.sequence !== null && row.event_type !== "message.received";
 
 export interface AttemptRecord {
   eventId: string;
@@ -32,9 +44,9 @@ export interface AttemptRecord {
 // until the lease ends; a second job for the same rows gets none of them. The lease is
 // next_attempt_at, so the reconciler, which looks for overdue rows, leaves them alone.
 // One second of grace for a worker clock a little ahead of the database's.
-// The body comes from the event row (docs/webhooks.md#storage); a delivery written before
-// deliveries stopped copying it keeps its own copy, which wins. LATERAL … LIMIT 1: one key
-// lookup per claimed row, whatever plan a prepared statement settled on while tables were small.
+// The body comes from the event (docs/webhooks.md#storage), read once the claim has told which
+// messages the events are of (the statements after this one); a delivery written before
+// deliveries stopped copying it keeps its own copy, which wins.
 //
 // A row the relay wrote already claimed by this job (claim = $2, next_attempt_at its writing
 // time) is only read, not written again, while neither the reconciler nor a job with another
@@ -57,27 +69,28 @@ WITH held AS (
       (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
       AND (claim IS NULL OR next_attempt_at <= now() - $4 * interval '1 millisecond')))
   RETURNING ${CLAIMED_COLUMNS}
-), claimed AS (
-  SELECT * FROM held UNION ALL SELECT * FROM taken
 )
-SELECT c.event_id, c.attempts, c.payload AS copied_payload,
-       o.id, o.account_id, o.message_id, o.type, o.sequence, o.payload, o.created_at
-FROM claimed AS c
-LEFT JOIN LATERAL (
-  -- A status event is its history row (docs/decisions.md#status-events): the delivery names it
-  -- (message, sequence), and its data is built from the message and the history
-  -- (docs/decisions.md#event-data); its time is the delivery's created_at, the event's.
-  SELECT c.event_id AS id, c.account_id, c.message_id, c.event_type AS type, c.sequence, d.data AS payload,
-         c.created_at
-  FROM ${eventDataSubquery("c.message_id", "c.sequence", "$5")} AS d
-  WHERE c.payload IS NULL AND c.sequence IS NOT NULL AND c.event_type <> 'message.received'
-  UNION ALL
-  -- Any other event (message.received; a status event written before) is an outbox_events row.
-  SELECT e.id, e.account_id, e.message_id, e.type, e.sequence, ${eventDataSql("e")}, e.created_at
-  FROM outbox_events AS e
-  WHERE e.id = c.event_id AND c.payload IS NULL AND (c.sequence IS NULL OR c.event_type = 'message.received')
-  LIMIT 1
-) AS o ON true`;
+SELECT * FROM held UNION ALL SELECT * FROM taken`;
+
+// The data of the claimed status events ($1 event ids, $2 message ids, $3 sequences): a status
+// event is its history row (docs/decisions.md#status-events), its data built from the message and
+// the history (docs/decisions.md#event-data). $4 and $5, the smallest and the largest of the
+// message ids, leave every other week out of the plan (docs/decisions.md#message-weeks). No row
+// for an event whose message is gone.
+const STATUS_EVENT_DATA = `
+SELECT t.event_id, d.data
+FROM unnest($1::text[], $2::text[], $3::int[]) AS t(event_id, message_id, sequence)
+CROSS JOIN LATERAL ${eventDataSubquery("t.message_id", "t.sequence", { first: "$4", last: "$5" })} AS d`;
+
+// Any other event (message.received; a status event written before) is an outbox_events row.
+// LATERAL … LIMIT 1: one key lookup per event, whatever the statistics say; = ANY, the days of
+// these ids only (the table is partitioned by them).
+const OUTBOX_EVENTS = `
+SELECT e.id, e.account_id, e.message_id, e.type, e.sequence, ${eventDataSql("e")} AS payload, e.created_at
+FROM unnest($1::text[]) AS t(id)
+CROSS JOIN LATERAL (
+  SELECT * FROM outbox_events AS e WHERE e.id = t.id AND e.id = ANY($1::text[]) LIMIT 1
+) AS e`;
 
 // Every attempt of a flush in one statement (docs/webhooks.md#storage). A delivery's first success
 // is kept on its row alone: its number, status code, start and end, so the common case costs
@@ -122,7 +135,13 @@ UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, claim =
 WHERE event_id = ANY($1::text[]) AND status = 'pending'`;
 
 /** The statements, for the tests of their plans. */
-export const DELIVERY_STATEMENTS = { CLAIM, RECORD, FAIL_WITHOUT_ATTEMPT } as const;
+export const DELIVERY_STATEMENTS = {
+  CLAIM,
+  STATUS_EVENT_DATA,
+  OUTBOX_EVENTS,
+  RECORD,
+  FAIL_WITHOUT_ATTEMPT,
+} as const;
 
 /**
  * A record waits this long for the others of its burst before its statement starts. Under a
@@ -161,27 +180,78 @@ export class DeliveryStore {
 
   /**
    * Takes the job's pending, due rows for `leaseMs` (one statement); the rest are done, claimed
-   * by another job, or not due. A claimed delivery whose event row (or, for a status event, its
-   * message) is gone, and that has no copy of its own, cannot be sent: it is failed at once.
+   * by another job, or not due. Then reads their events. A claimed delivery whose event row (or,
+   * for a status event, its message) is gone, and that has no copy of its own, cannot be sent:
+   * it is failed at once. Should the read fail, the rows stay this claim's: the job's retry
+   * takes them back.
    */
   async claim(eventIds: readonly string[], claim: string, leaseMs: number): Promise<ClaimedDelivery[]> {
     const { rows } = await this.pool.query<ClaimedRow>({
       text: CLAIM,
-      values: [eventIds, claim, leaseMs, this.heldForMs, dueByIdBound()],
+      values: [eventIds, claim, leaseMs, this.heldForMs],
     });
+    const events = await this.readEvents(rows.filter((row) => row.payload === null));
     const claimed: ClaimedDelivery[] = [];
     const orphans: string[] = [];
     for (const row of rows) {
-      // No event row, or a status event whose message is gone (past the messages' retention).
-      const data = row.id === null ? null : row.payload;
-      const payload =
-        row.copied_payload ??
-        (row.id === null || data === null ? null : toWebhookEvent({ ...row, payload: data }));
+      const payload = row.payload ?? events.get(row.event_id) ?? null;
       if (payload) claimed.push({ eventId: row.event_id, attempts: row.attempts, payload });
       else orphans.push(row.event_id);
     }
     if (orphans.length > 0) await this.failWithoutAttempt(orphans, "event not found");
     return claimed;
+  }
+
+  /**
+   * The events of deliveries that hold no copy, by event id: status events from their message and
+   * history, the others from their outbox_events row. Unnamed statements, planned for each run
+   * (see the class).
+   */
+  private async readEvents(rows: ClaimedRow[]): Promise<Map<string, WebhookEvent>> {
+    const events = new Map<string, WebhookEvent>();
+    const statusEvents = rows.filter(isStatusEvent);
+    const outboxEvents = rows.filter((row) => !isStatusEvent(row));
+    if (statusEvents.length > 0) {
+      const messageIds = statusEvents.map((row) => row.message_id);
+      const { first, last } = idRange(messageIds);
+      const { rows: data } = await this.pool.query<{ event_id: string; data: OutboxRow["payload"] }>(
+        STATUS_EVENT_DATA,
+        [
+          statusEvents.map((row) => row.event_id),
+          messageIds,
+          statusEvents.map((row) => row.sequence),
+          first,
+          last,
+        ],
+      );
+      const byEvent = new Map(data.map((row) => [row.event_id, row.data]));
+      for (const row of statusEvents) {
+        const payload = byEvent.get(row.event_id);
+        if (!payload) continue;
+        events.set(
+          row.event_id,
+          toWebhookEvent({
+            id: row.event_id,
+            account_id: row.account_id,
+            message_id: row.message_id,
+            type: row.event_type,
+            sequence: row.sequence!,
+            payload,
+            created_at: row.created_at,
+          }),
+        );
+      }
+    }
+    if (outboxEvents.length > 0) {
+      const { rows: found } = await this.pool.query<OutboxRow & { payload: OutboxRow["payload"] | null }>(
+        OUTBOX_EVENTS,
+        [outboxEvents.map((row) => row.event_id)],
+      );
+      for (const event of found)
+        if (event.payload !== null)
+          events.set(event.id, toWebhookEvent({ ...event, payload: event.payload }));
+    }
+    return events;
   }
 
   record(attempt: AttemptRecord): Promise<void> {

@@ -1,20 +1,23 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import { partitionName, ensurePartitions } from "@sms/db";
-import { encodeUlid } from "@sms/ids";
-import { dueByIdBound } from "@sms/message-state";
-import { createTestWorld, tablesRead, type TestWorld } from "@sms/testing";
+import { encodeUlid, idBoundAt } from "@sms/ids";
+import { createTestWorld, plannedReadsOf, tablesRead, type TestWorld } from "@sms/testing";
 import { DELIVERY_STATEMENTS } from "../src/delivery-store";
 
 /*
  * webhook_deliveries and outbox_events are partitioned by the day of their event id
  * (docs/decisions.md#partitions). A job's claim, its records and its failures name their
  * deliveries by id, so each must read the days of those ids only, not thirty days of indexes.
+ * The message tables go by week and keep 13 (docs/decisions.md#message-weeks): the data of a
+ * claim's status events is planned for the weeks of its messages only.
  */
 const DAY = 86_400_000;
 const now = new Date();
 const ago = (days: number) => new Date(now.getTime() - days * DAY);
+const WEEK = 7 * DAY;
 const TABLES = ["webhook_deliveries", "outbox_events"] as const;
+const MESSAGE_TABLES = ["messages", "message_events"] as const;
 
 let world: TestWorld;
 let pool: pg.Pool;
@@ -27,6 +30,10 @@ beforeAll(async () => {
   for (const table of TABLES) {
     await pool.query(`DROP TABLE ${table}_legacy`);
     await ensurePartitions(pool, table, ago(30), now);
+  }
+  for (const table of [...MESSAGE_TABLES, "message_segments"] as const) {
+    await pool.query(`DROP TABLE ${table}_legacy`);
+    await ensurePartitions(pool, table, ago(91), ago(-7 * 27));
   }
   for (let days = 0; days < 30; days++) {
     const ids = Array.from(
@@ -49,21 +56,42 @@ beforeAll(async () => {
 });
 afterAll(() => world.destroy());
 
-const partitionsOf = (days: number[]) =>
-  TABLES.flatMap((table) => days.map((d) => partitionName(table, ago(d)))).sort();
+const daysOf = (table: (typeof TABLES)[number], days: number[]) =>
+  days.map((d) => partitionName(table, ago(d))).sort();
 const dayPartitionsRead = async (sql: string, values: unknown[]) =>
   (await tablesRead(pool, sql, values)).filter((name) => /_p\d{8}$|_default$|_legacy$/.test(name));
 
-it("a job's claim reads the deliveries and the event bodies of its own days only", async () => {
+it("a job's claim reads the deliveries of its own days only", async () => {
   const ids = [...eventsOfDay.get(2)!, eventsOfDay.get(17)![0]!];
-  const read = await dayPartitionsRead(DELIVERY_STATEMENTS.CLAIM, [
-    ids,
-    "claim_1",
-    30_000,
-    5_000,
-    dueByIdBound(),
-  ]);
-  expect(read).toEqual(partitionsOf([2, 17]));
+  const read = await dayPartitionsRead(DELIVERY_STATEMENTS.CLAIM, [ids, "claim_1", 30_000, 5_000]);
+  expect(read).toEqual(daysOf("webhook_deliveries", [2, 17]));
+});
+
+it("the bodies of a claim's outbox events are read from their own days only", async () => {
+  const ids = [...eventsOfDay.get(2)!, eventsOfDay.get(17)![0]!];
+  const read = await dayPartitionsRead(DELIVERY_STATEMENTS.OUTBOX_EVENTS, [ids]);
+  expect(read).toEqual(daysOf("outbox_events", [2, 17]));
+});
+
+it("the data of a claim's status events is planned for the weeks of their messages only", async () => {
+  const weeksPlanned = async (messageIds: string[]) => {
+    const sorted = [...messageIds].sort();
+    const reads = await plannedReadsOf(pool, DELIVERY_STATEMENTS.STATUS_EVENT_DATA, [
+      messageIds.map((_, i) => `evt_${i}`),
+      messageIds,
+      messageIds.map(() => 2),
+      sorted[0],
+      sorted[sorted.length - 1],
+    ]);
+    return [
+      ...new Set(reads.filter((r) => MESSAGE_TABLES.some((t) => t === r.table)).map((r) => r.partition)),
+    ].sort();
+  };
+  const weeks = (...weeksAgo: number[]) =>
+    MESSAGE_TABLES.flatMap((table) => weeksAgo.map((w) => partitionName(table, ago(w * 7)))).sort();
+  const at = (weeksAgo: number) => idBoundAt("msg", now.getTime() - weeksAgo * WEEK);
+  expect(await weeksPlanned([at(0), at(0)])).toEqual(weeks(0));
+  expect(await weeksPlanned([at(0), at(2)])).toEqual(weeks(2, 1, 0));
 });
 
 it("the record of a flush's attempts updates the deliveries of their days only", async () => {
