@@ -13,8 +13,15 @@ import { WITH_HEALTH_PORT } from "../packages/testing/src/health-port";
 
 export const root = path.resolve(__dirname, "../..");
 
-/** A fresh, migrated database for one benchmark run (dropped first if it exists). */
-export async function freshDatabase(baseUrl: string, name: string): Promise<string> {
+/**
+ * A fresh, migrated database for one benchmark run (dropped first if it exists); with
+ * `retainedPartitions` (default: BENCH_RETAINED_PARTITIONS=1) the partitions of the default retention.
+ */
+export async function freshDatabase(
+  baseUrl: string,
+  name: string,
+  options: { retainedPartitions?: boolean } = {},
+): Promise<string> {
   const admin = new URL(baseUrl);
   admin.pathname = "/postgres";
   const client = new pg.Client({ connectionString: admin.toString() });
@@ -28,7 +35,8 @@ export async function freshDatabase(baseUrl: string, name: string): Promise<stri
     env: { ...process.env, DATABASE_URL: url.toString() },
     stdio: "pipe",
   });
-  if (process.env.BENCH_RETAINED_PARTITIONS === "1") await retainedPartitions(url.toString());
+  if (options.retainedPartitions ?? process.env.BENCH_RETAINED_PARTITIONS === "1")
+    await retainedPartitions(url.toString());
   return url.toString();
 }
 

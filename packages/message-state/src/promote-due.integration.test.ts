@@ -1,4 +1,6 @@
+import crypto from "node:crypto";
 import { createDatabase, type Database } from "@sms/db";
+import { encodeUlid } from "@sms/ids";
 import { createTestWorld, type TestWorld } from "@sms/testing";
 import { insertAccount, insertMessage } from "../test/fixtures";
 import { applyTransition } from "./apply-transition";
@@ -100,6 +102,29 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
     });
     expect(idsOf(await promoteDueScheduled(db.pool, { now: new Date() }))).toEqual([]);
     expect(idsOf(await promoteDueScheduled(db.pool, { now: new Date(Date.now() + 61_000) }))).toEqual([id]);
+  });
+
+  it("promotes a message from before the tables were partitioned, whose id tells when it was made", async () => {
+    // Accepted five days ago for now: its id is five days old (the rows from before the
+    // conversion), older than any due-time id of a message still valid.
+    const id = `msg_${encodeUlid(Date.now() - 5 * 86_400_000, crypto.randomBytes(10))}`;
+    await db.pool.query(
+      `INSERT INTO messages (id, account_id, to_number, sender_id, body, encoding, segment_count, credits_charged,
+                             status, scheduled_at, expires_at)
+       VALUES ($1, $2, '+14155550100', 'ACME', 'hi', 'GSM7', 1, 1, 'scheduled', now() - interval '1 second',
+               now() + interval '2 days')`,
+      [id, accountId],
+    );
+    await db.pool.query(
+      "INSERT INTO message_events (message_id, sequence, status) VALUES ($1, 1, 'scheduled')",
+      [id],
+    );
+    const { rows } = await db.pool.query(
+      "SELECT tableoid::regclass::text AS partition FROM messages WHERE id = $1",
+      [id],
+    );
+    expect(rows[0].partition).toBe("messages_legacy");
+    expect(idsOf(await promoteDueScheduled(db.pool))).toEqual([id]);
   });
 
   it("never promotes a canceled message", async () => {

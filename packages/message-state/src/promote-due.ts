@@ -1,5 +1,6 @@
+import { listPartitions } from "@sms/db";
 import { applyTransitions } from "./apply-transition";
-import { dueByIdBound } from "./message-weeks";
+import { dueByIdBound, waitingSinceIdBound } from "./message-weeks";
 import { inTransaction, type Queryable } from "./queryable";
 
 export interface PromoteOptions {
@@ -22,11 +23,18 @@ SELECT id, account_id, priority::text AS priority,
 FROM messages
 WHERE status = 'scheduled' AND scheduled_at <= COALESCE($1::timestamptz, now())
   AND (expires_at IS NULL OR expires_at > COALESCE($1::timestamptz, now()))
-  AND id < $3
+  AND id < $3 AND (id >= $4 OR id < $5)
 ORDER BY scheduled_at
 LIMIT $2
 FOR NO KEY UPDATE OF messages SKIP LOCKED`;
 
+// The ids' bounds ($3–$5) leave out of the plan every week that can hold no message to promote
+// (planned for each run, each retained week cost about 0.1 ms a run, five runs a second:
+// docs/benchmarks.md#idle). A message's id is the time it is due (newMessageId) and its validity
+// ends at most VALIDITY_MAX_SECONDS later, so a scheduled message due before waitingSinceIdBound
+// ($4) is past its validity: the WHERE above leaves it to the validity sweep whatever the bound.
+// The rows from before the message tables were partitioned have ids of their creation time, below
+// the bound of their partition ($5), and any of them may be due now.
 /** The statement that finds due messages, for the test of the index it reads. */
 export const PROMOTE_STATEMENTS = { LOCK_DUE } as const;
 
@@ -62,11 +70,14 @@ export async function promoteDueScheduled(
 ): Promise<PromotedMessage[]> {
   const limit = options.limit ?? 1000;
   return inTransaction(db, async (client) => {
-    // Unnamed, with the bound of the weeks due so far (dueByIdBound).
+    // Unnamed, planned for the weeks that can hold a due message (above).
+    const now = options.now ?? Date.now();
     const { rows } = await client.query<DueRow>(LOCK_DUE, [
       options.now ?? null,
       limit,
-      dueByIdBound(options.now ?? Date.now()),
+      dueByIdBound(now),
+      waitingSinceIdBound(now),
+      await creationTimeIdBound(db),
     ]);
     if (rows.length === 0) return [];
     const at = new Date();
@@ -89,4 +100,24 @@ export async function promoteDueScheduled(
       .filter((row, i) => !row.opted_out && results[i]!.applied)
       .map((row) => ({ messageId: row.id, accountId: row.account_id, priority: row.priority }));
   });
+}
+
+const creationTimeBounds = new WeakMap<Queryable, Promise<string>>();
+
+/**
+ * The bound below which message ids tell their creation time, not their due time: the upper
+ * bound of the partition of the rows from before the conversion (MINVALUE to it), or "" when
+ * there is none. Read once per pool: that bound never changes, and once its partition is
+ * dropped a bound read before names no row.
+ */
+function creationTimeIdBound(db: Queryable): Promise<string> {
+  let bound = creationTimeBounds.get(db);
+  if (!bound) {
+    bound = listPartitions(db, "messages").then(
+      (partitions) => partitions.find((p) => !p.isDefault && p.fromBound === null)?.toBound ?? "",
+    );
+    bound.catch(() => creationTimeBounds.delete(db));
+    creationTimeBounds.set(db, bound);
+  }
+  return bound;
 }

@@ -1,5 +1,6 @@
 import type pg from "pg";
-import { dueByIdBound, PROMOTE_STATEMENTS } from "@sms/message-state";
+import { listPartitions } from "@sms/db";
+import { dueByIdBound, PROMOTE_STATEMENTS, waitingSinceIdBound } from "@sms/message-state";
 import { createTestWorld, readsOf, type TestWorld } from "@sms/testing";
 import { RECONCILER_STATEMENTS } from "./reconciler";
 
@@ -35,7 +36,14 @@ beforeAll(async () => {
 afterAll(() => world.destroy());
 
 it("due scheduled messages are read through the index of scheduled messages alone", async () => {
-  const reads = await readsOf(pool, PROMOTE_STATEMENTS.LOCK_DUE, [null, 1000, dueByIdBound()]);
+  const legacy = (await listPartitions(pool, "messages")).find((p) => p.name === "messages_legacy")!;
+  const reads = await readsOf(pool, PROMOTE_STATEMENTS.LOCK_DUE, [
+    null,
+    1000,
+    dueByIdBound(),
+    waitingSinceIdBound(),
+    legacy.toBound,
+  ]);
   // The weeks not due yet are not read at all (docs/decisions.md#partitions); the seed is all in
   // the partition of the rows from before the conversion.
   expect(reads.filter((read) => read.table === "messages")).toEqual([
