@@ -5,11 +5,13 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { generateApiKey, PERMISSIONS } from "@sms/auth";
-import { ensurePartitions, type PartitionedTable } from "@sms/db";
+import type { PartitionedTable } from "@sms/db";
 import { newId } from "@sms/ids";
 import { serviceOf } from "../scripts/lanes.mjs";
-// Relative: the one list of services with an internal health port, without a dependency on @sms/testing.
+// Relative: the one list of services with an internal health port, and the one layout of a
+// database converted long ago, without a dependency on @sms/testing.
 import { WITH_HEALTH_PORT } from "../packages/testing/src/health-port";
+import { partitionedSince } from "../packages/testing/src/partitions";
 
 export const root = path.resolve(__dirname, "../..");
 
@@ -64,10 +66,13 @@ async function retainedPartitions(databaseUrl: string): Promise<void> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   try {
     const now = Date.now();
-    for (const [table, days] of Object.entries(RETAINED_DAYS) as Array<[PartitionedTable, number]>) {
-      await pool.query(`DROP TABLE ${table}_legacy`);
-      await ensurePartitions(pool, table, new Date(now - days * 86_400_000), new Date(now + 7 * 86_400_000));
-    }
+    for (const [table, days] of Object.entries(RETAINED_DAYS) as Array<[PartitionedTable, number]>)
+      await partitionedSince(
+        pool,
+        [table],
+        new Date(now - days * 86_400_000),
+        new Date(now + 7 * 86_400_000),
+      );
   } finally {
     await pool.end();
   }

@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
 import pg from "pg";
-import { ensurePartitions, partitionName, type PartitionedTable } from "@sms/db";
+import { partitionName, type PartitionedTable } from "@sms/db";
 import { loadDlrIngestConfig, startDlrIngest, type RunningDlrIngest } from "@sms/dlr-ingest";
 import { encodeUlid, idTime } from "@sms/ids";
 import { createLogger } from "@sms/logger";
-import { waitFor } from "@sms/testing";
+import { waitFor, partitionedSince } from "@sms/testing";
 import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/harness";
 
 /*
@@ -118,10 +118,7 @@ beforeAll(async () => {
   // when it asks (pg_stat_force_next_flush), those of the path's connections as they close.
   stats = w.world.pool(1);
   // A fresh database's first partition runs to next week: give every week around now its own.
-  for (const table of TABLES) {
-    await stats.query(`DROP TABLE ${table}_legacy`);
-    await ensurePartitions(stats, table, new Date(now - 5 * WEEK), new Date(now + 27 * WEEK));
-  }
+  await partitionedSince(stats, TABLES, new Date(now - 5 * WEEK), new Date(now + 27 * WEEK));
   await insertMessages(idsAt(now - 3 * WEEK, PAST_ROWS), "delivered", new Date(now - 3 * WEEK), true);
   await insertMessages(idsAt(now + 10 * WEEK, 2_000), "scheduled", new Date(now - 60_000), false);
   for (const table of TABLES) await stats.query(`ANALYZE ${table}`);

@@ -1,6 +1,6 @@
 import pg from "pg";
-import { partitionName, ensurePartitions, listPartitions } from "@sms/db";
-import { createTestWorld, type TestWorld } from "@sms/testing";
+import { partitionName, listPartitions } from "@sms/db";
+import { createTestWorld, partitionedSince, type TestWorld } from "@sms/testing";
 import { PENDING_RECEIPT_STATEMENTS } from "../src/pending-receipts";
 
 /*
@@ -32,8 +32,7 @@ beforeAll(async () => {
   world = await createTestWorld();
   pool = world.pool(2);
   // A database converted long ago, with 30 past days of receipts.
-  await pool.query("DROP TABLE carrier_receipts_legacy");
-  await ensurePartitions(pool, "carrier_receipts", ago(30), now);
+  await partitionedSince(pool, ["carrier_receipts"], ago(30), now);
 });
 afterAll(() => world.destroy());
 

@@ -1,6 +1,6 @@
 import type pg from "pg";
-import { createDatabase, ensurePartitions, listPartitions, type Database } from "@sms/db";
-import { createTestWorld, type TestWorld } from "@sms/testing";
+import { createDatabase, listPartitions, type Database } from "@sms/db";
+import { createTestWorld, partitionedSince, type TestWorld } from "@sms/testing";
 import { applyReceipt, lockCarrierMessageId, matchPendingReceiptsFor, sweepUnmatched } from "../src";
 import { insertAccount, insertMessage, insertSegment, insertSentMessage } from "./fixtures";
 
@@ -31,9 +31,8 @@ beforeEach(async () => {
   pool = db.pool;
   accountId = await insertAccount(pool);
   // A fresh database's first partition runs to the day after tomorrow: give today a day of its own.
-  await pool.query("DROP TABLE carrier_receipts_legacy");
   const now = Date.now();
-  await ensurePartitions(pool, "carrier_receipts", new Date(now - 4 * DAY), new Date(now + 2 * DAY));
+  await partitionedSince(pool, ["carrier_receipts"], new Date(now - 4 * DAY), new Date(now + 2 * DAY));
   // An ANALYZE would make PostgreSQL plan again: the tests decide when statistics are taken.
   for (const { name } of await listPartitions(pool, "carrier_receipts"))
     await pool.query(`ALTER TABLE ${name} SET (autovacuum_enabled = off)`);

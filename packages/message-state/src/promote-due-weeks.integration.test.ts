@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import type pg from "pg";
-import { ensurePartitions, partitionName } from "@sms/db";
+import { partitionName } from "@sms/db";
 import { encodeUlid } from "@sms/ids";
-import { createTestWorld, plannedReadsOf, type TestWorld } from "@sms/testing";
+import { createTestWorld, partitionedSince, partitionsPlanned, type TestWorld } from "@sms/testing";
 import { insertAccount } from "../test/fixtures";
 import { dueByIdBound, waitingSinceIdBound } from "./message-weeks";
 import { promoteDueScheduled, PROMOTE_STATEMENTS } from "./promote-due";
@@ -23,22 +23,18 @@ beforeAll(async () => {
   world = await createTestWorld();
   pool = world.pool(2);
   // A database converted long ago: 13 weeks of the past, each a partition of its own.
-  for (const table of ["messages", "message_events", "message_segments"] as const) {
-    await pool.query(`DROP TABLE ${table}_legacy`);
-    await ensurePartitions(pool, table, new Date(now - 13 * WEEK), new Date(now + 27 * WEEK));
-  }
+  await partitionedSince(
+    pool,
+    ["messages", "message_events", "message_segments"],
+    new Date(now - 13 * WEEK),
+    new Date(now + 27 * WEEK),
+  );
 });
 afterAll(() => world.destroy());
 
 it("plans only the weeks a due message still within its validity can be in", async () => {
-  const reads = await plannedReadsOf(pool, PROMOTE_STATEMENTS.LOCK_DUE, [
-    null,
-    1000,
-    dueByIdBound(),
-    waitingSinceIdBound(),
-    "",
-  ]);
-  const weeks = [...new Set(reads.filter((r) => r.table === "messages").map((r) => r.partition))].sort();
+  const values = [null, 1000, dueByIdBound(), waitingSinceIdBound(), ""];
+  const weeks = await partitionsPlanned(pool, PROMOTE_STATEMENTS.LOCK_DUE, values, ["messages"]);
   // From the oldest due-time id still valid to the due bound an hour ahead: under four days, so
   // these three times name every week between.
   const validSince = now - VALIDITY_MAX_SECONDS * 1000 - 3_600_000;

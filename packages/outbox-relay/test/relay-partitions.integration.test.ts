@@ -1,7 +1,7 @@
 import pg from "pg";
-import { ensurePartitions, partitionName } from "@sms/db";
+import { partitionName } from "@sms/db";
 import { idBoundAt } from "@sms/ids";
-import { createTestWorld, plannedReadsOf, type TestWorld } from "@sms/testing";
+import { createTestWorld, partitionedSince, partitionsPlanned, type TestWorld } from "@sms/testing";
 import { READ_STATUS_EVENTS } from "../src/relay.sql";
 
 /*
@@ -21,26 +21,26 @@ beforeAll(async () => {
   world = await createTestWorld();
   pool = world.pool(2);
   // A database converted long ago: 13 weeks of the past, each a partition of its own.
-  for (const table of ["messages", "message_events", "message_segments"]) {
-    await pool.query(`DROP TABLE ${table}_legacy`);
-    await ensurePartitions(pool, table as "messages", new Date(now - 13 * WEEK), new Date(now + 27 * WEEK));
-  }
+  await partitionedSince(
+    pool,
+    ["messages", "message_events", "message_segments"],
+    new Date(now - 13 * WEEK),
+    new Date(now + 27 * WEEK),
+  );
 });
 afterAll(() => world.destroy());
 
 async function weeksPlanned(messageIds: string[]): Promise<string[]> {
   const ids = [...messageIds].sort();
-  const reads = await plannedReadsOf(pool, READ_STATUS_EVENTS, [
+  const values = [
     messageIds.map((_, i) => `evt_${i}`),
     messageIds,
     messageIds.map(() => 2),
     messageIds.map(() => new Date()),
     ids[0],
     ids[ids.length - 1],
-  ]);
-  return [
-    ...new Set(reads.filter((read) => TABLES.some((t) => read.table === t)).map((read) => read.partition)),
-  ].sort();
+  ];
+  return partitionsPlanned(pool, READ_STATUS_EVENTS, values, TABLES);
 }
 
 const weeksOf = (...weeksAgo: number[]) =>

@@ -19,5 +19,13 @@ export {
 } from "./pipeline-seed";
 export { lockTableFor, waitForLockWaiter } from "./slow-database";
 export { statsPool } from "./table-stats";
-export { plannedReadsOf, readsOf, tablesRead, type PlannedRead, type TableRead } from "./plans";
+export {
+  partitionsPlanned,
+  plannedReadsOf,
+  readsOf,
+  tablesRead,
+  type PlannedRead,
+  type TableRead,
+} from "./plans";
+export { partitionedSince } from "./partitions";
 export { filesUnder, REPO_ROOT } from "./repo-files";

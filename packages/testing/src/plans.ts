@@ -85,6 +85,22 @@ export async function plannedReadsOf(
   return reads.map((read, i) => ({ ...read, indexCond: nodes[i]!["Index Cond"] }));
 }
 
+/**
+ * The partitions of `tables` a statement's plan holds (EXPLAIN, not run), sorted, each once: what
+ * a statement planned for each run pays to plan, whatever it then reads.
+ */
+export async function partitionsPlanned(
+  pool: pg.Pool,
+  sql: string,
+  values: unknown[],
+  tables: readonly string[],
+): Promise<string[]> {
+  const reads = await plannedReadsOf(pool, sql, values);
+  return [
+    ...new Set(reads.filter((read) => tables.includes(read.table)).map((read) => read.partition)),
+  ].sort();
+}
+
 function allNodes(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(allNodes)];
 }

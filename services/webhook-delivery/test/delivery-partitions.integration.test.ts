@@ -1,8 +1,14 @@
 import crypto from "node:crypto";
 import pg from "pg";
-import { partitionName, ensurePartitions } from "@sms/db";
+import { partitionName } from "@sms/db";
 import { encodeUlid, idBoundAt } from "@sms/ids";
-import { createTestWorld, plannedReadsOf, tablesRead, type TestWorld } from "@sms/testing";
+import {
+  createTestWorld,
+  partitionedSince,
+  partitionsPlanned,
+  tablesRead,
+  type TestWorld,
+} from "@sms/testing";
 import { DELIVERY_STATEMENTS } from "../src/delivery-store";
 
 /*
@@ -27,14 +33,8 @@ beforeAll(async () => {
   world = await createTestWorld();
   pool = world.pool(2);
   // A database converted long ago, with 30 past days of events and deliveries.
-  for (const table of TABLES) {
-    await pool.query(`DROP TABLE ${table}_legacy`);
-    await ensurePartitions(pool, table, ago(30), now);
-  }
-  for (const table of [...MESSAGE_TABLES, "message_segments"] as const) {
-    await pool.query(`DROP TABLE ${table}_legacy`);
-    await ensurePartitions(pool, table, ago(91), ago(-7 * 27));
-  }
+  await partitionedSince(pool, TABLES, ago(30), now);
+  await partitionedSince(pool, [...MESSAGE_TABLES, "message_segments"], ago(91), ago(-7 * 27));
   for (let days = 0; days < 30; days++) {
     const ids = Array.from(
       { length: 3 },
@@ -76,16 +76,14 @@ it("the bodies of a claim's outbox events are read from their own days only", as
 it("the data of a claim's status events is planned for the weeks of their messages only", async () => {
   const weeksPlanned = async (messageIds: string[]) => {
     const sorted = [...messageIds].sort();
-    const reads = await plannedReadsOf(pool, DELIVERY_STATEMENTS.STATUS_EVENT_DATA, [
+    const values = [
       messageIds.map((_, i) => `evt_${i}`),
       messageIds,
       messageIds.map(() => 2),
       sorted[0],
       sorted[sorted.length - 1],
-    ]);
-    return [
-      ...new Set(reads.filter((r) => MESSAGE_TABLES.some((t) => t === r.table)).map((r) => r.partition)),
-    ].sort();
+    ];
+    return partitionsPlanned(pool, DELIVERY_STATEMENTS.STATUS_EVENT_DATA, values, MESSAGE_TABLES);
   };
   const weeks = (...weeksAgo: number[]) =>
     MESSAGE_TABLES.flatMap((table) => weeksAgo.map((w) => partitionName(table, ago(w * 7)))).sort();

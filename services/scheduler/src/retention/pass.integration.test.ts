@@ -1,5 +1,5 @@
-import { partitionName, ensurePartitions, listPartitions } from "@sms/db";
-import { waitFor } from "@sms/testing";
+import { partitionName, listPartitions } from "@sms/db";
+import { waitFor, partitionedSince } from "@sms/testing";
 import { createRetentionWorld, DAY, POLICY, type RetentionWorld } from "../../test/retention-world";
 import { runRetentionPass } from "./pass";
 
@@ -39,10 +39,7 @@ describe("retention pass (real PostgreSQL)", () => {
     // Receipts, events and deliveries are dropped by whole day partitions. Model a database
     // converted long ago: its partitions of the rows from before the conversion are gone, and
     // past days have their own.
-    for (const table of PARTITIONED) {
-      await db.pool.query(`DROP TABLE ${table}_legacy`);
-      await ensurePartitions(db.pool, table, ago(50), now);
-    }
+    await partitionedSince(db.pool, PARTITIONED, ago(50), now);
     const receipt = (days: number) =>
       db.pool.query(
         `INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, outcome, received_at)

@@ -1,4 +1,5 @@
-import { partitionName, ensurePartitions, listPartitions } from "@sms/db";
+import { partitionName, listPartitions } from "@sms/db";
+import { partitionedSince } from "@sms/testing";
 import { createRetentionWorld, DAY, POLICY, type RetentionWorld } from "../../test/retention-world";
 import { runRetentionPass } from "./pass";
 
@@ -14,10 +15,7 @@ describe("retention of the message tables' weeks (real PostgreSQL)", () => {
     // A database converted long ago: no partition of the rows from before the conversion, and
     // every past week its own.
     const MESSAGE_TABLES = ["messages", "message_events", "message_segments"] as const;
-    for (const table of MESSAGE_TABLES) {
-      await w.db.pool.query(`DROP TABLE ${table}_legacy`);
-      await ensurePartitions(w.db.pool, table, w.ago(140), w.now);
-    }
+    await partitionedSince(w.db.pool, MESSAGE_TABLES, w.ago(140), w.now);
     const gone = [await w.message(120, "delivered", true), await w.message(100, "failed", true)];
     const openWeek = [await w.message(110, "delivered", true), await w.message(110, "sent", true)];
     const young = await w.message(80, "delivered", true);
