@@ -1,5 +1,5 @@
 import { Queue } from "bullmq";
-import { newId } from "@sms/ids";
+import { idRange, newId } from "@sms/ids";
 import { applyTransition, dueByIdBound } from "@sms/message-state";
 import { insertAccount, insertMessage } from "@sms/message-state/test/fixtures";
 import { queuePrefix, QUEUES, type QueueName, type WebhookDeliverJob } from "@sms/queues";
@@ -221,6 +221,10 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     // (An empty day is read in no time whatever the plan: its scan may stay a sequential one.)
     expect(plan).not.toContain(`Seq Scan on ${rows[0]!.day} `);
     expect(plan).not.toMatch(/Seq Scan on messages|Hash Join/);
+    // Each event by its own key: a probe by the whole list of claimed ids, filtered to one, read
+    // the list once per event.
+    expect(plan).toMatch(/Index Cond: [^\n]*\(id = claimed\.event_id\)/);
+    expect(plan).not.toMatch(/Index Cond: [^\n]*= ANY/);
     await w.db.pool.query(
       "DELETE FROM outbox_pending p USING outbox_events e WHERE e.id = p.event_id AND e.account_id = 'acc_stale'",
     );
@@ -237,9 +241,12 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
 
   /** The read of claimed outbox_events rows, planned for its values as an unnamed statement is. */
   async function outboxReadPlan(eventIds: string[]): Promise<string> {
+    const { first, last } = idRange(eventIds);
     const { rows } = await w.db.pool.query<{ "QUERY PLAN": string }>(`EXPLAIN ${READ_OUTBOX_EVENTS}`, [
       eventIds,
       dueByIdBound(),
+      first,
+      last,
     ]);
     return rows.map((row) => row["QUERY PLAN"]).join("\n");
   }

@@ -187,10 +187,9 @@ async function readClaimed(client: pg.PoolClient, claimed: ClaimedEvent[]): Prom
     rows.push(...read.rows);
   }
   if (outboxEvents.length > 0) {
-    const read = await client.query<ClaimedRow>(READ_OUTBOX_EVENTS, [
-      outboxEvents.map((event) => event.event_id),
-      dueByIdBound(),
-    ]);
+    const eventIds = outboxEvents.map((event) => event.event_id);
+    const { first, last } = idRange(eventIds);
+    const read = await client.query<ClaimedRow>(READ_OUTBOX_EVENTS, [eventIds, dueByIdBound(), first, last]);
     rows.push(...read.rows);
   }
   return rows.sort(

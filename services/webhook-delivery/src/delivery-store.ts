@@ -83,13 +83,14 @@ FROM unnest($1::text[], $2::text[], $3::int[]) AS t(event_id, message_id, sequen
 CROSS JOIN LATERAL ${eventDataSubquery("t.message_id", "t.sequence", { first: "$4", last: "$5" })} AS d`;
 
 // Any other event (message.received; a status event written before) is an outbox_events row.
-// LATERAL … LIMIT 1: one key lookup per event, whatever the statistics say; = ANY, the days of
-// these ids only (the table is partitioned by them).
+// LATERAL … LIMIT 1: one key lookup per event, whatever the statistics say. $2 and $3, the
+// smallest and the largest of the ids, leave out the other days (the table is partitioned by
+// them): a range, not `= ANY($1)`, which the planner took as each probe's index condition.
 const OUTBOX_EVENTS = `
 SELECT e.id, e.account_id, e.message_id, e.type, e.sequence, ${eventDataSql("e")} AS payload, e.created_at
 FROM unnest($1::text[]) AS t(id)
 CROSS JOIN LATERAL (
-  SELECT * FROM outbox_events AS e WHERE e.id = t.id AND e.id = ANY($1::text[]) LIMIT 1
+  SELECT * FROM outbox_events AS e WHERE e.id = t.id AND e.id >= $2 AND e.id <= $3 LIMIT 1
 ) AS e`;
 
 // Every attempt of a flush in one statement (docs/webhooks.md#storage). A delivery's first success
@@ -243,9 +244,11 @@ export class DeliveryStore {
       }
     }
     if (outboxEvents.length > 0) {
+      const eventIds = outboxEvents.map((row) => row.event_id);
+      const { first, last } = idRange(eventIds);
       const { rows: found } = await this.pool.query<OutboxRow & { payload: OutboxRow["payload"] | null }>(
         OUTBOX_EVENTS,
-        [outboxEvents.map((row) => row.event_id)],
+        [eventIds, first, last],
       );
       for (const event of found)
         if (event.payload !== null)

@@ -1,11 +1,12 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import { partitionName } from "@sms/db";
-import { encodeUlid, idBoundAt } from "@sms/ids";
+import { encodeUlid, idBoundAt, idRange } from "@sms/ids";
 import {
   createTestWorld,
   partitionedSince,
   partitionsPlanned,
+  plannedReadsOf,
   tablesRead,
   type TestWorld,
 } from "@sms/testing";
@@ -69,8 +70,31 @@ it("a job's claim reads the deliveries of its own days only", async () => {
 
 it("the bodies of a claim's outbox events are read from their own days only", async () => {
   const ids = [...eventsOfDay.get(2)!, eventsOfDay.get(17)![0]!];
-  const read = await dayPartitionsRead(DELIVERY_STATEMENTS.OUTBOX_EVENTS, [ids]);
+  const { first, last } = idRange(ids);
+  const read = await dayPartitionsRead(DELIVERY_STATEMENTS.OUTBOX_EVENTS, [ids, first, last]);
   expect(read).toEqual(daysOf("outbox_events", [2, 17]));
+});
+
+it("reads each claimed outbox event by its own key", async () => {
+  // A day full enough for its primary key to be the way in.
+  const ids = Array.from(
+    { length: 5000 },
+    () => `evt_${encodeUlid(ago(3).getTime(), crypto.randomBytes(10))}`,
+  );
+  await pool.query(
+    `INSERT INTO outbox_events (id, account_id, message_id, type, sequence, payload, created_at)
+     SELECT id, 'acc_1', 'in_1', 'message.received', 1, '{}', $2 FROM unnest($1::text[]) AS id`,
+    [ids, ago(3)],
+  );
+  await pool.query("ANALYZE outbox_events");
+  const claimed = ids.slice(0, 500);
+  const { first, last } = idRange(claimed);
+  const planned = await plannedReadsOf(pool, DELIVERY_STATEMENTS.OUTBOX_EVENTS, [claimed, first, last]);
+  // A probe by the whole list, filtered to one event, read the list once per event.
+  expect(planned.filter((r) => r.partition === partitionName("outbox_events", ago(3)))).toEqual([
+    expect.objectContaining({ via: "outbox_events_pkey", indexCond: expect.stringContaining("(id = t.id)") }),
+  ]);
+  expect(planned.map((r) => r.indexCond ?? "").join(" ")).not.toContain("ANY");
 });
 
 it("the data of a claim's status events is planned for the weeks of their messages only", async () => {
