@@ -69,6 +69,9 @@ export async function promoteDueScheduled(
   options: PromoteOptions = {},
 ): Promise<PromotedMessage[]> {
   const limit = options.limit ?? 1000;
+  // Before the transaction: on a pool, its look-up takes a connection of its own, which must not
+  // wait for the one the transaction holds.
+  const creationTimeBound = await creationTimeIdBound(db);
   return inTransaction(db, async (client) => {
     // Unnamed, planned for the weeks that can hold a due message (above).
     const now = options.now ?? Date.now();
@@ -77,7 +80,7 @@ export async function promoteDueScheduled(
       limit,
       dueByIdBound(now),
       waitingSinceIdBound(now),
-      await creationTimeIdBound(db),
+      creationTimeBound,
     ]);
     if (rows.length === 0) return [];
     const at = new Date();
