@@ -127,6 +127,16 @@ describe("promoteDueScheduled (real PostgreSQL)", () => {
     expect(idsOf(await promoteDueScheduled(db.pool))).toEqual([id]);
   });
 
+  it("runs on a pool of one connection (its look-ups never wait for the connection its transaction holds)", async () => {
+    const single = createDatabase(world.databaseUrl, { poolSize: 1 });
+    try {
+      const id = await insertMessage(db.pool, { accountId, status: "scheduled", scheduledAt: past(1000) });
+      expect(idsOf(await promoteDueScheduled(single.pool))).toEqual([id]);
+    } finally {
+      await single.close();
+    }
+  }, 10_000);
+
   it("never promotes a canceled message", async () => {
     const id = await insertMessage(db.pool, { accountId, status: "scheduled", scheduledAt: past(1000) });
     await applyTransition(db.pool, { messageId: id, to: "canceled", at: new Date() });
