@@ -231,7 +231,7 @@ describe("outbox relay (real PostgreSQL, Redis, BullMQ)", () => {
     await w.db.pool.query("DELETE FROM outbox_events WHERE account_id = 'acc_stale'");
   });
 
-  /** The claim's plan (a prepared statement, as the relay sends it). */
+  /** The claim's plan for a limit of 500 (unnamed, as the relay sends it: planned for its values). */
   async function claimPlan(): Promise<string> {
     const { rows } = await w.db.pool.query<{ "QUERY PLAN": string }>(
       `EXPLAIN ${CLAIM_EVENTS.replaceAll("$1", "500")}`,
