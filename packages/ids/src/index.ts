@@ -126,8 +126,9 @@ export function idBoundAt(prefix: IdPrefix, timeMs: number): string {
 }
 
 /**
- * The smallest and the largest of some ids (at least one), in byte order: the order of every
- * database here (C collation) and of any collation that puts digits before capital letters. A
+ * The smallest and the largest of some ids (at least one), in byte order: after their common
+ * prefix an id is digits and capital letters, which byte order and every collation that puts
+ * digits before capital letters sort alike (the databases here use C.UTF-8). A
  * statement given them as constants plans only the partitions between them, where a join on the
  * ids alone plans every partition (docs/decisions.md#message-weeks).
  */

@@ -80,7 +80,8 @@ export async function promoteDueScheduled(
       limit,
       dueByIdBound(now),
       waitingSinceIdBound(now),
-      creationTimeBound,
+      // Not partitioned yet: any id may tell its creation time, so none is left out.
+      creationTimeBound ?? dueByIdBound(now),
     ]);
     if (rows.length === 0) return [];
     const at = new Date();
@@ -105,19 +106,22 @@ export async function promoteDueScheduled(
   });
 }
 
-const creationTimeBounds = new WeakMap<Queryable, Promise<string>>();
+const creationTimeBounds = new WeakMap<Queryable, Promise<string | null>>();
 
 /**
  * The bound below which message ids tell their creation time, not their due time: the upper
- * bound of the partition of the rows from before the conversion (MINVALUE to it), or "" when
- * there is none. Read once per pool: that bound never changes, and once its partition is
- * dropped a bound read before names no row.
+ * bound of the partition of the rows from before the conversion (MINVALUE to it); "" when the
+ * table is partitioned without one (it was dropped); null when the table is not partitioned yet
+ * (every id may be a creation time). Read once per pool: that bound never changes, and once its
+ * partition is dropped a bound read before names no row.
  */
-function creationTimeIdBound(db: Queryable): Promise<string> {
+function creationTimeIdBound(db: Queryable): Promise<string | null> {
   let bound = creationTimeBounds.get(db);
   if (!bound) {
-    bound = listPartitions(db, "messages").then(
-      (partitions) => partitions.find((p) => !p.isDefault && p.fromBound === null)?.toBound ?? "",
+    bound = listPartitions(db, "messages").then((partitions) =>
+      partitions.length === 0
+        ? null
+        : (partitions.find((p) => !p.isDefault && p.fromBound === null)?.toBound ?? ""),
     );
     bound.catch(() => creationTimeBounds.delete(db));
     creationTimeBounds.set(db, bound);
