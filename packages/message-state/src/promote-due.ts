@@ -75,13 +75,14 @@ export async function promoteDueScheduled(
   return inTransaction(db, async (client) => {
     // Unnamed, planned for the weeks that can hold a due message (above).
     const now = options.now ?? Date.now();
+    const dueBound = dueByIdBound(now);
     const { rows } = await client.query<DueRow>(LOCK_DUE, [
       options.now ?? null,
       limit,
-      dueByIdBound(now),
+      dueBound,
       waitingSinceIdBound(now),
       // Not partitioned yet: any id may tell its creation time, so none is left out.
-      creationTimeBound ?? dueByIdBound(now),
+      creationTimeBound ?? dueBound,
     ]);
     if (rows.length === 0) return [];
     const at = new Date();

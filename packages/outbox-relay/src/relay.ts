@@ -93,8 +93,8 @@ export async function relayOutbox(
   const client = await pool.connect();
   let published: Awaited<ReturnType<typeof publishClaimed>>;
   try {
-    // An idle relay polls every EVENT_RELAY_IDLE_MS: it stops at this one prepared read, where
-    // the claim is planned for each run (about 0.6 ms over a month of day partitions).
+    // An idle relay polls every EVENT_RELAY_IDLE_MS: it stops at this one prepared read, before
+    // the claim and its reads, which are planned for each run.
     const waiting = await client.query(
       options.highOnly
         ? { name: "outbox-relay-next-pending-high", text: NEXT_PENDING_HIGH }
