@@ -41,7 +41,6 @@ export async function acceptWithinTransaction(
   await writeDecided(
     client,
     { messages: [message], batches: [], otps: [], smppSubmits: [] },
-    [after],
     new Map([[account.id, after]]),
   );
   return { message, refusal: null };

@@ -135,7 +135,6 @@ export class GroupCommitter {
       const balances = await lockBalances(client, [...new Set(pending.map((p) => p.item.accountId))]);
       const changed = new Map<string, bigint>();
       const accepted: Pending[] = [];
-      const balancesAfter: bigint[] = [];
       for (const entry of pending) {
         const { item } = entry;
         const balance = balances.get(item.accountId);
@@ -154,17 +153,13 @@ export class GroupCommitter {
           );
           continue;
         }
-        let running = balance;
-        for (const message of item.messages) {
-          running -= BigInt(message.credits);
-          balancesAfter.push(running);
-        }
+        const running = balance - needed;
         balances.set(item.accountId, running);
         changed.set(item.accountId, running);
         accepted.push(entry);
         outcomes.set(entry, null);
       }
-      if (accepted.length) await writeDecided(client, rowsOf(accepted), balancesAfter, changed);
+      if (accepted.length) await writeDecided(client, rowsOf(accepted), changed);
       await client.query("COMMIT");
     } catch (error) {
       await client?.query("ROLLBACK").catch(() => undefined);

@@ -61,8 +61,7 @@ export interface FlushWrite {
 // Every row of a flush is written by ONE statement: data-modifying CTEs over unnest()
 // arrays. Foreign keys between the CTEs hold: PostgreSQL checks them at the end of the
 // statement. `charged` (the accounts whose balance the statement sets, with their new
-// balance) and `m` (the messages, with each one's balance after its charge) are
-// defined by the two heads below.
+// balance) and `m` (the messages) are defined by the two heads below.
 const WRITE_ROWS = `
 batches_in AS (
   INSERT INTO batches (id, account_id, sender_id, total, accepted, rejected, created_at)
@@ -98,8 +97,13 @@ batches_in AS (
 ), counts_in AS (
   ${MESSAGE_COUNT_DELTAS_OF_ACCEPTED}
 ), ledger_in AS (
-  INSERT INTO credit_ledger (account_id, delta, balance_after, reason, message_id, created_at)
-  SELECT account_id, -credits, balance_after, 'message_charge', id, created_at FROM m
+  -- One entry per account and statement, however many messages it charged: a row per message was
+  -- the ledger's whole size (docs/decisions.md#ledger-per-statement). The message is named when it is one.
+  INSERT INTO credit_ledger (account_id, delta, balance_after, reason, message_id, message_count, created_at)
+  SELECT m.account_id, -sum(m.credits), charged.balance, 'message_charge', CASE WHEN count(*) = 1 THEN min(m.id) END,
+         count(*), max(m.created_at)
+  FROM m JOIN charged ON charged.id = m.account_id
+  GROUP BY m.account_id, charged.balance
 ), outbox_in AS (
   -- A queued message's message.queued event is its first history row (event_id above), queued
   -- for the relay here (docs/decisions.md#status-events); a high message's ahead of the backlog.
@@ -116,18 +120,18 @@ batches_in AS (
 SELECT id FROM charged`;
 
 const MESSAGE_COLUMNS = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-    $8::text[], $9::int[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::bigint[], $27::text[],
-    $28::text[], $23::text[], $43::text[], $24::timestamptz[], $22::text[])
+    $8::text[], $9::int[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $27::text[],
+    $28::text[], $23::text[], $14::text[], $24::timestamptz[], $22::text[])
   AS t(id, account_id, batch_id, source, to_number, sender_id, body, encoding, segment_count, credits, status,
-       scheduled_at, created_at, balance_after, otp_id, body_sealed, priority, client_ref, expires_at, event_id)`;
+       scheduled_at, created_at, otp_id, body_sealed, priority, client_ref, expires_at, event_id)`;
 
 // Inside a transaction that locked the balances (lockBalances) and decided each item:
-// $14 is each message's balance after its charge, $25/$26 each account's new balance.
+// $25/$26 each account's new balance.
 const WRITE_DECIDED = `
 WITH charged AS (
   UPDATE accounts AS a SET balance = v.balance, updated_at = now()
   FROM unnest($25::text[], $26::bigint[]) AS v(id, balance) WHERE a.id = v.id
-  RETURNING a.id
+  RETURNING a.id, a.balance
 ), m AS (
   SELECT * FROM ${MESSAGE_COLUMNS}
 ), ${WRITE_ROWS}`;
@@ -135,8 +139,7 @@ WITH charged AS (
 // Alone, in autocommit: lock, check, charge and write in one round trip and one transaction,
 // so an account's row is locked only for this statement and its commit. $25/$26 are each
 // account's total charge; an account is charged only if its balance covers ALL of its
-// messages here ($14 is then each message's charge still to come in this statement, so
-// new balance + $14 is the balance after it). Accounts left out (short of credits, not
+// messages here. Accounts left out (short of credits, not
 // active) are in no row of the result and write nothing: their items are decided one by
 // one by the transaction path. The row lock re-reads the newest committed balance after
 // waiting for it; ORDER BY id locks rows in one order, so flushes never deadlock. NO KEY
@@ -153,29 +156,24 @@ WITH need AS (
   WHERE a.id = l.id AND l.balance >= n.total
   RETURNING a.id, a.balance
 ), m AS (
-  SELECT t.id, t.account_id, t.batch_id, t.source, t.to_number, t.sender_id, t.body, t.encoding, t.segment_count,
-         t.credits, t.status, t.scheduled_at, t.created_at, c.balance + t.balance_after AS balance_after, t.otp_id,
-         t.body_sealed, t.priority, t.client_ref, t.expires_at, t.event_id
-  FROM ${MESSAGE_COLUMNS} JOIN charged AS c ON c.id = t.account_id
+  SELECT t.* FROM ${MESSAGE_COLUMNS} JOIN charged AS c ON c.id = t.account_id
 ), ${WRITE_ROWS}`;
 
 /**
  * Writes a flush whose items were decided under lockBalances: batches, messages, history,
  * charges, outbox rows, OTPs, SMPP submit records and balances.
- * @param balancesAfter balance after each message's charge, aligned with `write.messages`
  * @param balances new balance per account
  */
 export async function writeDecided(
   client: pg.PoolClient,
   write: FlushWrite,
-  balancesAfter: bigint[],
   balances: Map<string, bigint>,
 ): Promise<void> {
   // Named: parsed and planned once per connection instead of once per flush.
   await client.query({
     name: "acceptance-write-decided",
     text: WRITE_DECIDED,
-    values: flushValues(write, balancesAfter, [...balances.keys()], [...balances.values()]),
+    values: flushValues(write, [...balances.keys()], [...balances.values()]),
   });
 }
 
@@ -186,29 +184,18 @@ export async function writeDecided(
  */
 export async function writeIfCovered(pool: pg.Pool, write: Omit<FlushWrite, "otps">): Promise<Set<string>> {
   const totals = new Map<string, bigint>();
-  const still = new Map<string, bigint>();
-  const toCome: bigint[] = new Array<bigint>(write.messages.length);
-  // Walked backwards: each message's charges still to come in its account's share of the statement.
-  for (let i = write.messages.length - 1; i >= 0; i--) {
-    const message = write.messages[i]!;
-    toCome[i] = still.get(message.accountId) ?? 0n;
-    still.set(message.accountId, toCome[i]! + BigInt(message.credits));
+  for (const message of write.messages) {
+    totals.set(message.accountId, (totals.get(message.accountId) ?? 0n) + BigInt(message.credits));
   }
-  for (const [accountId, total] of still) totals.set(accountId, total);
   const { rows } = await pool.query<{ id: string }>({
     name: "acceptance-write-if-covered",
     text: WRITE_IF_COVERED,
-    values: flushValues({ ...write, otps: [] }, toCome, [...totals.keys()], [...totals.values()]),
+    values: flushValues({ ...write, otps: [] }, [...totals.keys()], [...totals.values()]),
   });
   return new Set(rows.map((row) => row.id));
 }
 
-function flushValues(
-  write: FlushWrite,
-  perMessageBalance: bigint[],
-  accountIds: string[],
-  perAccountBalance: bigint[],
-): unknown[] {
+function flushValues(write: FlushWrite, accountIds: string[], perAccountBalance: bigint[]): unknown[] {
   const { messages, batches } = write;
   const column = <T>(pick: (m: PreparedMessage) => T) => messages.map(pick);
   return [
@@ -225,7 +212,7 @@ function flushValues(
     column((m) => m.status),
     column((m) => m.scheduledAt),
     column((m) => m.createdAt),
-    perMessageBalance.map(String),
+    column((m) => m.clientRef ?? null),
     batches.map((b) => b.id),
     batches.map((b) => b.accountId),
     batches.map((b) => b.senderId),
@@ -246,7 +233,6 @@ function flushValues(
     write.smppSubmits.map((s) => s.registeredDelivery),
     write.smppSubmits.map((s) => s.sourceAddr),
     write.smppSubmits.map((s) => s.destinationAddr),
-    column((m) => m.clientRef ?? null),
   ];
 }
 

@@ -47,26 +47,39 @@ describe("applyTransitions (many messages in one statement, real PostgreSQL)", (
     expect(await countRows(db.pool, "outbox_events", scheduled)).toBe(0);
   });
 
-  it("refunds several failed messages of one account once each, with a running balance in the ledger", async () => {
+  it("refunds several messages of one account once each: one ledger entry per reason, running balance", async () => {
     const accountId = await insertAccount(db.pool, 10);
     const a = await insertMessage(db.pool, { accountId, credits: 2 });
     const b = await insertMessage(db.pool, { accountId, credits: 3 });
     const reached = await insertMessage(db.pool, { accountId, credits: 4 });
     await insertSegment(db.pool, reached, { status: "submitted", carrierMessageId: "c-2" });
-    const results = await applyTransitions(
-      db.pool,
-      [a, b, reached].map((messageId) => ({ messageId, to: "failed" as const, at, errorCode: "X" })),
-    );
-    expect(results.map((r) => r.applied && r.refundedCredits)).toEqual([2, 3, 0]);
-    expect(await balanceOf(db.pool, accountId)).toBe(15);
-    const { rows } = await db.pool.query<{ message_id: string; delta: string; balance_after: string }>(
-      "SELECT message_id, delta, balance_after FROM credit_ledger WHERE account_id = $1 ORDER BY balance_after",
+    const scheduled = await insertMessage(db.pool, { accountId, credits: 1, status: "scheduled" });
+    const results = await applyTransitions(db.pool, [
+      ...[a, b, reached].map((messageId) => ({ messageId, to: "failed" as const, at, errorCode: "X" })),
+      { messageId: scheduled, to: "canceled" as const, at },
+    ]);
+    expect(results.map((r) => r.applied && r.refundedCredits)).toEqual([2, 3, 0, 1]);
+    expect(await balanceOf(db.pool, accountId)).toBe(16);
+    const { rows } = await db.pool.query(
+      `SELECT message_id, message_count, delta::int, balance_after::int, note FROM credit_ledger
+        WHERE account_id = $1 AND reason = 'message_refund' ORDER BY id`,
       [accountId],
     );
-    const first = [a, b].sort()[0]!;
-    expect(rows.map((r) => [r.message_id, Number(r.delta), Number(r.balance_after)])).toEqual([
-      [first, first === a ? 2 : 3, first === a ? 12 : 13],
-      [first === a ? b : a, first === a ? 3 : 2, 15],
+    expect(rows).toEqual([
+      {
+        message_id: null,
+        message_count: 2,
+        delta: 5,
+        balance_after: 15,
+        note: "message failed before reaching a carrier",
+      },
+      {
+        message_id: scheduled,
+        message_count: 1,
+        delta: 1,
+        balance_after: 16,
+        note: "scheduled message canceled",
+      },
     ]);
   });
 

@@ -20,8 +20,9 @@ import { MESSAGE_COUNT_DELTAS_OF_CHANGES } from "./counts/deltas.sql";
  *   message: the relay takes those first, docs/webhooks.md#relay-order); its data is built from
  *   the message and the history when read (status-event.ts, docs/decisions.md#status-events).
  * - Refunds are summed per account (an UPDATE … FROM that matches one account row twice
- *   would apply only one of them); each ledger row's balance_after is the running balance
- *   in message id order, ending at the account's new balance.
+ *   would apply only one of them) and written as one ledger entry per account and reason
+ *   (docs/decisions.md#ledger-per-statement), whose balance_after runs in that order to the
+ *   account's new balance.
  * - The final SELECT answers one row per input: the status seen under the lock, and the
  *   new sequence when it changed.
  *
@@ -80,13 +81,17 @@ const REFUNDS = `refundable AS (
   FROM (SELECT account_id, sum(credits_charged) AS total FROM refundable GROUP BY account_id) AS r
   WHERE a.id = r.account_id
   RETURNING a.id AS account_id, a.balance, r.total
+), refund_entries AS (
+  SELECT f.account_id, f.status, sum(f.credits_charged) AS delta, count(*) AS messages,
+         CASE WHEN count(*) = 1 THEN min(f.id) END AS message_id
+  FROM refundable AS f GROUP BY f.account_id, f.status
 ), ledger_in AS (
-  INSERT INTO credit_ledger (account_id, delta, balance_after, reason, message_id, note)
-  SELECT f.account_id, f.credits_charged,
-         refund.balance - refund.total + sum(f.credits_charged) OVER (PARTITION BY f.account_id ORDER BY f.id),
-         'message_refund', f.id,
-         CASE WHEN f.status = 'canceled' THEN 'scheduled message canceled' ELSE 'message failed before reaching a carrier' END
-  FROM refundable AS f JOIN refund ON refund.account_id = f.account_id
+  INSERT INTO credit_ledger (account_id, delta, balance_after, reason, message_id, message_count, note)
+  SELECT e.account_id, e.delta,
+         refund.balance - refund.total + sum(e.delta) OVER (PARTITION BY e.account_id ORDER BY e.status),
+         'message_refund', e.message_id, e.messages,
+         CASE WHEN e.status = 'canceled' THEN 'scheduled message canceled' ELSE 'message failed before reaching a carrier' END
+  FROM refund_entries AS e JOIN refund ON refund.account_id = e.account_id
 )`;
 
 export const APPLY_TRANSITIONS = `

@@ -30,12 +30,20 @@ describe("credits under concurrency", () => {
       where: { accountId: account.accountId },
       orderBy: { id: "asc" },
     });
-    expect(ledger).toHaveLength(20);
+    // One entry per account and acceptance statement (docs/decisions.md#ledger-per-statement).
     expect(ledger.reduce((sum, e) => sum + e.delta, 0n)).toBe(-20n);
-    // Each entry's balance_after is the previous one minus its own charge: a consistent running balance.
-    ledger.forEach((entry, i) => expect(entry.balanceAfter).toBe(BigInt(20 - (i + 1))));
+    expect(ledger.reduce((sum, e) => sum + (e.messageCount ?? 0), 0)).toBe(20);
+    // Each entry's balance_after is the previous one plus its own delta: a consistent running balance.
+    ledger.reduce((before, entry) => {
+      expect(entry.balanceAfter).toBe(before + entry.delta);
+      return entry.balanceAfter;
+    }, 20n);
     const accepted = new Set(responses.filter((r) => r.status === 202).map((r) => r.body.message_id));
-    expect(new Set(ledger.map((e) => e.messageId))).toEqual(accepted);
+    for (const entry of ledger) {
+      expect(entry.reason).toBe("message_charge");
+      if (entry.messageCount === 1) expect(accepted).toContain(entry.messageId);
+      else expect(entry.messageId).toBeNull();
+    }
     expect(await gw.db.prisma.message.count({ where: { accountId: account.accountId } })).toBe(20);
   });
 
