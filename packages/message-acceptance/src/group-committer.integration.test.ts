@@ -31,7 +31,11 @@ describe("GroupCommitter (real PostgreSQL)", () => {
     return id;
   }
 
-  function message(accountId: string, text = "hello", priority?: "high" | "normal"): PreparedMessage {
+  function message(
+    accountId: string,
+    text = "hello",
+    priority?: "high" | "normal" | "bulk",
+  ): PreparedMessage {
     return prepareMessage(
       { id: accountId, senderIds: new Set(["ACME"]) },
       { to: "+14155550100", message: text, senderId: "ACME", priority },
@@ -143,18 +147,23 @@ describe("GroupCommitter (real PostgreSQL)", () => {
     ]);
   });
 
-  it("queues a high message's message.queued event for the relay to take ahead of the backlog", async () => {
+  it("queues a message.queued event marked by its class: high ahead of the backlog, bulk behind the rest", async () => {
     const committer = new GroupCommitter(pool);
     const id = await account(10);
-    const [high, normal] = [message(id, "code 123456", "high"), message(id, "hello", "normal")];
-    await committer.commit({ accountId: id, messages: [high, normal] });
-    const { rows } = await pool.query<{ message_id: string; high: boolean }>(
-      "SELECT message_id, high FROM outbox_pending WHERE message_id = ANY($1)",
-      [[high.id, normal.id]],
+    const [high, normal, bulk] = [
+      message(id, "code 123456", "high"),
+      message(id, "hello", "normal"),
+      message(id, "sale", "bulk"),
+    ];
+    await committer.commit({ accountId: id, messages: [high, normal, bulk] });
+    const { rows } = await pool.query<{ message_id: string; high: boolean; bulk: boolean }>(
+      "SELECT message_id, high, bulk FROM outbox_pending WHERE message_id = ANY($1)",
+      [[high.id, normal.id, bulk.id]],
     );
-    expect(Object.fromEntries(rows.map((row) => [row.message_id, row.high]))).toEqual({
-      [high.id]: true,
-      [normal.id]: false,
+    expect(Object.fromEntries(rows.map((row) => [row.message_id, [row.high, row.bulk]]))).toEqual({
+      [high.id]: [true, false],
+      [normal.id]: [false, false],
+      [bulk.id]: [false, true],
     });
   });
 

@@ -106,9 +106,10 @@ batches_in AS (
   GROUP BY m.account_id, charged.balance
 ), outbox_in AS (
   -- A queued message's message.queued event is its first history row (event_id above), queued
-  -- for the relay here (docs/decisions.md#status-events); a high message's ahead of the backlog.
-  INSERT INTO outbox_pending (event_id, message_id, sequence, created_at, high)
-  SELECT event_id, id, 1, created_at, priority = 'high' FROM m WHERE event_id IS NOT NULL ORDER BY created_at, id
+  -- for the relay here (docs/decisions.md#status-events); a high message's ahead of the backlog, a
+  -- bulk message's behind the other classes' (docs/webhooks.md#relay-order).
+  INSERT INTO outbox_pending (event_id, message_id, sequence, created_at, high, bulk)
+  SELECT event_id, id, 1, created_at, priority = 'high', priority = 'bulk' FROM m WHERE event_id IS NOT NULL ORDER BY created_at, id
 ), dispatch_in AS (
   INSERT INTO dispatch_outbox (message_id, created_at) SELECT id, created_at FROM m WHERE status = 'queued'
 ), submits_in AS (

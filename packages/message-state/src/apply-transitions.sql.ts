@@ -16,8 +16,9 @@ import { MESSAGE_COUNT_DELTAS_OF_CHANGES } from "./counts/deltas.sql";
  *   so exactly one of N racing callers finds its guard true (docs/messages.md#transitions).
  * - `upd` changes only rows whose status is in their `from_list`; `status_sequence` + 1.
  * - history, count deltas, webhook outbox, dispatch outbox and refunds all read `upd`. A status event is its
- *   history row (its event id) queued for the relay in outbox_pending (marked `high` for a high
- *   message: the relay takes those first, docs/webhooks.md#relay-order); its data is built from
+ *   history row (its event id) queued for the relay in outbox_pending (marked `high` or `bulk` by
+ *   the message's class: the relay takes high ones first and bulk ones after the others,
+ *   docs/webhooks.md#relay-order); its data is built from
  *   the message and the history when read (status-event.ts, docs/decisions.md#status-events).
  * - Refunds are summed per account (an UPDATE … FROM that matches one account row twice
  *   would apply only one of them) and written as one ledger entry per account and reason
@@ -62,8 +63,8 @@ const CHANGES = `input AS (
 ), counts_in AS (
   ${MESSAGE_COUNT_DELTAS_OF_CHANGES}
 ), outbox_in AS (
-  INSERT INTO outbox_pending (event_id, message_id, sequence, high)
-  SELECT event_id, id, status_sequence, priority = 'high' FROM upd WHERE event_type IS NOT NULL ORDER BY id
+  INSERT INTO outbox_pending (event_id, message_id, sequence, high, bulk)
+  SELECT event_id, id, status_sequence, priority = 'high', priority = 'bulk' FROM upd WHERE event_type IS NOT NULL ORDER BY id
 )`;
 
 const DISPATCH = `dispatch_in AS (

@@ -5,8 +5,8 @@ import { queuePrefix, WEBHOOK_QUEUES, type WebhookDeliverJob } from "@sms/queues
 import { startRelayWorld, type RelayWorld } from "../test/relay-world";
 import { relayOutbox } from "./index";
 
-/** The events of high messages (OTPs, sends marked high): ahead of the backlog (docs/webhooks.md#relay-order). */
-describe("outbox relay: high messages' events (real PostgreSQL, Redis, BullMQ)", () => {
+/** The events of high messages (OTPs, sends marked high) ahead of the backlog, bulk ones behind the rest (docs/webhooks.md#relay-order). */
+describe("outbox relay: the events' classes (real PostgreSQL, Redis, BullMQ)", () => {
   let w: RelayWorld;
   beforeAll(async () => {
     w = await startRelayWorld({ poolSize: 4 });
@@ -14,10 +14,13 @@ describe("outbox relay: high messages' events (real PostgreSQL, Redis, BullMQ)",
   afterAll(() => w.close());
 
   /** A message of `priority` failed before reaching a carrier: one `message.failed` event. */
-  async function failedMessage(accountId: string, priority: "high" | "normal"): Promise<string> {
+  async function failedMessage(accountId: string, priority: "high" | "normal" | "bulk"): Promise<string> {
     const id = await insertMessage(w.db.pool, { accountId });
-    if (priority === "high")
-      await w.db.pool.query(`UPDATE messages SET priority = 'high' WHERE id = $1`, [id]);
+    if (priority !== "normal")
+      await w.db.pool.query(`UPDATE messages SET priority = $2::"MessagePriority" WHERE id = $1`, [
+        id,
+        priority,
+      ]);
     await applyTransition(w.db.pool, { messageId: id, to: "failed", at: new Date(), errorCode: "NO_ROUTE" });
     return id;
   }
@@ -53,6 +56,36 @@ describe("outbox relay: high messages' events (real PostgreSQL, Redis, BullMQ)",
     expect(await published()).toEqual([...high, ...backlog.slice(0, 3)].sort());
     expect((await relayOutbox(w.db.pool, w.producers, { limit: 3 })).events).toBe(3);
     expect(await published()).toEqual([...high, ...backlog].sort());
+  });
+
+  it("takes the events of messages that are not bulk ahead of an older campaign's, and the campaign still moves a batch a claim", async () => {
+    while ((await relayOutbox(w.db.pool, w.producers, { limit: 500 })).events > 0);
+    const [campaigner, single] = [await insertAccount(w.db.pool), await insertAccount(w.db.pool)];
+    await w.endpoints.register(campaigner, "http://127.0.0.1:9/hooks");
+    await w.endpoints.register(single, "http://127.0.0.1:9/hooks");
+    const campaign: string[] = [];
+    for (let i = 0; i < 6; i++) campaign.push(await failedMessage(campaigner, "bulk"));
+    const singles = [await failedMessage(single, "normal"), await failedMessage(single, "normal")];
+    const { rows: queued } = await w.db.pool.query<{ message_id: string; bulk: boolean }>(
+      "SELECT message_id, bulk FROM outbox_pending ORDER BY seq",
+    );
+    expect(queued).toEqual(
+      [...campaign, ...singles].map((id) => ({ message_id: id, bulk: campaign.includes(id) })),
+    );
+    const published = async () => {
+      const { rows } = await w.db.pool.query<{ message_id: string }>(
+        "SELECT message_id FROM webhook_deliveries WHERE account_id = ANY($1)",
+        [[campaigner, single]],
+      );
+      return rows.map((row) => row.message_id).sort();
+    };
+
+    // A claim of 2: both single sends' events (the newest of all) and the 2 oldest of the campaign.
+    expect((await relayOutbox(w.db.pool, w.producers, { limit: 2 })).events).toBe(4);
+    expect(await published()).toEqual([...singles, ...campaign.slice(0, 2)].sort());
+    // Then the campaign alone, a batch a claim, oldest first.
+    expect((await relayOutbox(w.db.pool, w.producers, { limit: 2 })).events).toBe(2);
+    expect(await published()).toEqual([...singles, ...campaign.slice(0, 4)].sort());
   });
 
   it("a relay of high events only (webhook-delivery's high lane) takes those and leaves the rest, oldest first", async () => {

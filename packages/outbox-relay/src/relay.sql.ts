@@ -14,21 +14,24 @@ export const NEXT_PENDING_HIGH = "SELECT seq FROM outbox_pending WHERE high ORDE
  * the transaction commits, so a crash leaves them for the next. The event rows themselves are only
  * read, by the two statements below, once the claim has told which messages they are of.
  *
- * Every event: the oldest `high` ones (events of OTPs and sends marked high) and the oldest of
- * all, up to $1 each. So a high event waits for one claim, not for the backlog of another
- * account's campaign ahead of it, and the backlog moves by $1 a claim whatever high events keep
- * coming (docs/webhooks.md#relay-order).
+ * Every event: the oldest `high` ones (events of OTPs and sends marked high), the oldest that are
+ * not `bulk` (not a batch's items) and the oldest of all, up to $1 each. So a high event waits for
+ * one claim, not for the backlog of another account's campaign ahead of it; a single send's event
+ * does not wait for a campaign's burst of bulk events; and the backlog moves by $1 a claim
+ * whatever the other classes keep bringing (docs/webhooks.md#relay-order).
  */
 export const CLAIM_EVENTS = `
 WITH high_first AS (
   SELECT seq FROM outbox_pending WHERE high ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
+), not_bulk AS (
+  SELECT seq FROM outbox_pending WHERE NOT bulk ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
 ), oldest AS (
   SELECT seq FROM outbox_pending ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
 )
 DELETE FROM outbox_pending
--- An array, so the rows are found by key: as a semi-join the planner hashed the two parts and
+-- An array, so the rows are found by key: as a semi-join the planner hashed the parts and
 -- read the whole backlog to match them.
-WHERE seq = ANY (ARRAY(SELECT seq FROM high_first UNION SELECT seq FROM oldest))
+WHERE seq = ANY (ARRAY(SELECT seq FROM high_first UNION SELECT seq FROM not_bulk UNION SELECT seq FROM oldest))
 RETURNING event_id, message_id, sequence, created_at`;
 
 /** The oldest `high` events only, up to $1: the relay of webhook-delivery's high lane (EVENT_RELAY_HIGH). */

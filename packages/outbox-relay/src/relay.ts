@@ -45,7 +45,7 @@ export interface RelayProducers {
 }
 
 export interface RelayOptions {
-  /** Events claimed at most (of each part: the high ones and the oldest of all). */
+  /** Events claimed at most (of each part: the high ones, the ones not bulk, and the oldest of all). */
   limit: number;
   /** Only the events of high messages (webhook-delivery's high lane): the scheduler's relay takes every event. */
   highOnly?: boolean;
@@ -73,8 +73,8 @@ interface ClaimedEvent {
 }
 
 /**
- * Publishes, in one transaction, up to `limit` of the oldest outbox events and up to `limit` of
- * the oldest `high` ones (CLAIM_EVENTS):
+ * Publishes, in one transaction, up to `limit` of the oldest outbox events, up to `limit` of
+ * the oldest `high` ones and up to `limit` of the oldest not `bulk` (CLAIM_EVENTS):
  * - a webhook_deliveries row per event of an account whose endpoint subscribes to its type, queued on
  *   the webhook.deliver queue of its class after the commit as one batch job per account and class (the worker reads
  *   the rows, so they must exist first); if that enqueue fails, the webhook reconciler
