@@ -33,6 +33,8 @@ interface ClaimedRow extends Omit<OutboxRow, "payload"> {
   from_history: boolean;
   /** An event of a message sent high: its webhooks go on webhook.deliver.high (null: no message). */
   high: boolean | null;
+  /** An event of a bulk message (a batch item): its webhooks go on webhook.deliver.bulk. */
+  bulk: boolean | null;
   /** null when the account has no endpoint. */
   endpoint_enabled: boolean | null;
   /** The endpoint's subscription: null for every message.* event. */
@@ -207,7 +209,12 @@ async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Prom
   if (rows.length === 0) return [];
   const pending = rows.filter((r) => r.endpoint_enabled);
   const batches = batchDeliveries(
-    pending.map((r) => ({ eventId: r.id, accountId: r.account_id, high: r.high === true })),
+    pending.map((r) => ({
+      eventId: r.id,
+      accountId: r.account_id,
+      high: r.high === true,
+      bulk: r.bulk === true,
+    })),
   );
   const claims = new Map(batches.flatMap((batch) => batch.eventIds.map((id) => [id, batch.claim] as const)));
   const { rows: inserted } = await client.query<{ event_id: string }>({

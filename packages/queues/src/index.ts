@@ -4,6 +4,7 @@ export {
   PRIORITIES,
   WEBHOOK_CLASSES,
   WEBHOOK_QUEUES,
+  webhookClassOf,
   queuePrefix,
   type QueueName,
   type Priority,

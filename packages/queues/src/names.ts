@@ -8,8 +8,10 @@ export const QUEUES = {
   smsDispatchBulk: "sms.dispatch.bulk",
   /** Signed webhook calls of messages sent high (OTPs): consumed by webhook-delivery's high lane. */
   webhookDeliverHigh: "webhook.deliver.high",
-  /** Every other signed webhook call: consumed by webhook-delivery. */
+  /** Signed webhook calls of single sends, SMPP submits, inbound messages, replays: consumed by webhook-delivery. */
   webhookDeliver: "webhook.deliver",
+  /** Signed webhook calls of bulk messages (batch items): consumed by webhook-delivery beside webhook.deliver. */
+  webhookDeliverBulk: "webhook.deliver.bulk",
   /** Receipts for customers bound over SMPP: consumed by smpp-server. */
   smppDlrOut: "smpp.dlr-out",
 } as const;
@@ -29,16 +31,24 @@ export const DISPATCH_QUEUES: Readonly<Record<Priority, QueueName>> = {
 
 /**
  * A webhook's class (docs/fairness.md#lanes): the events of a message sent `high` go on a
- * queue of their own, so another account's campaign of webhooks never stands in front of them.
+ * queue of their own, so another account's campaign of webhooks never stands in front of them;
+ * those of a `bulk` message (a batch item) on another, worked beside `standard` (every other
+ * event) with slots of its own, so a campaign's webhooks never stand in front of single sends'.
  */
-export const WEBHOOK_CLASSES = ["high", "standard"] as const;
+export const WEBHOOK_CLASSES = ["high", "standard", "bulk"] as const;
 export type WebhookClass = (typeof WEBHOOK_CLASSES)[number];
 
 /** The webhook.deliver queue of a class. */
 export const WEBHOOK_QUEUES: Readonly<Record<WebhookClass, QueueName>> = {
   high: QUEUES.webhookDeliverHigh,
   standard: QUEUES.webhookDeliver,
+  bulk: QUEUES.webhookDeliverBulk,
 };
+
+/** The class of a delivery or a job: high, bulk, or standard when it is neither. */
+export function webhookClassOf(of: { high?: boolean | undefined; bulk?: boolean | undefined }): WebhookClass {
+  return of.high ? "high" : of.bulk ? "bulk" : "standard";
+}
 
 /**
  * The BullMQ key prefix of a queue: `<deployment prefix>:{<queue>}`. The braces are a

@@ -37,6 +37,8 @@ export const WebhookDeliverJob = z.object({
   claim: z.string().min(1).max(64),
   /** Events of messages sent high: the job, its retries and its rest go on webhook.deliver.high. */
   high: z.literal(true).optional(),
+  /** Events of bulk messages (batch items): the job, its retries and its rest go on webhook.deliver.bulk. */
+  bulk: z.literal(true).optional(),
 });
 export type WebhookDeliverJob = z.infer<typeof WebhookDeliverJob>;
 

@@ -1,6 +1,13 @@
 import crypto from "node:crypto";
 import { openQueue, type QueueContext } from "./bullmq";
-import { QUEUES, WEBHOOK_CLASSES, WEBHOOK_QUEUES, type QueueName, type WebhookClass } from "./names";
+import {
+  QUEUES,
+  WEBHOOK_CLASSES,
+  WEBHOOK_QUEUES,
+  webhookClassOf,
+  type QueueName,
+  type WebhookClass,
+} from "./names";
 import { SmppReceiptJob, WebhookDeliverJob } from "./payloads";
 
 /** One delivery to queue: the event, its account, and where its retry schedule starts. */
@@ -11,6 +18,8 @@ export interface WebhookDelivery {
   baseAttempt?: number;
   /** An event of a message sent high: queued on webhook.deliver.high. */
   high?: boolean;
+  /** An event of a bulk message: queued on webhook.deliver.bulk. */
+  bulk?: boolean;
 }
 
 /** A batch job to queue as it is (the worker's retries and hand-backs). */
@@ -36,16 +45,19 @@ export interface WebhookDeliverProducer {
 }
 
 /**
- * A job's name across the two queues, whose ids each count from 1: its id on webhook.deliver,
- * `high/<id>` on webhook.deliver.high.
+ * A job's name across the queues, whose ids each count from 1: its id on webhook.deliver,
+ * `high/<id>` on webhook.deliver.high, `bulk/<id>` on webhook.deliver.bulk.
  */
-export function webhookJobRef(job: { id?: string; data: Pick<WebhookDeliverJob, "high"> }): string {
-  return job.data.high ? `high/${job.id}` : String(job.id);
+export function webhookJobRef(job: { id?: string; data: Pick<WebhookDeliverJob, "high" | "bulk"> }): string {
+  const webhookClass = webhookClassOf(job.data);
+  return webhookClass === "standard" ? String(job.id) : `${webhookClass}/${job.id}`;
 }
 
 function parseWebhookJobRef(ref: string): { webhookClass: WebhookClass; id: string } {
-  return ref.startsWith("high/")
-    ? { webhookClass: "high", id: ref.slice(5) }
+  const slash = ref.indexOf("/");
+  const named = ref.slice(0, slash) as WebhookClass;
+  return slash > 0 && WEBHOOK_CLASSES.includes(named)
+    ? { webhookClass: named, id: ref.slice(slash + 1) }
     : { webhookClass: "standard", id: ref };
 }
 
@@ -57,7 +69,8 @@ export function batchDeliveries(
   const groups = new Map<string, WebhookDeliverJob[]>();
   const jobs: WebhookDeliverJob[] = [];
   for (const delivery of deliveries) {
-    const key = `${delivery.accountId}/${delivery.high ? "high" : ""}/${delivery.baseAttempt ?? ""}`;
+    const webhookClass = webhookClassOf(delivery);
+    const key = `${delivery.accountId}/${webhookClass}/${delivery.baseAttempt ?? ""}`;
     const open = groups.get(key);
     let job = open?.[open.length - 1];
     if (!job || job.eventIds.length >= size) {
@@ -66,7 +79,8 @@ export function batchDeliveries(
         eventIds: [],
         ...(delivery.baseAttempt === undefined ? {} : { baseAttempt: delivery.baseAttempt }),
         claim: crypto.randomUUID(),
-        ...(delivery.high ? { high: true as const } : {}),
+        ...(webhookClass === "high" ? { high: true as const } : {}),
+        ...(webhookClass === "bulk" ? { bulk: true as const } : {}),
       };
       jobs.push(job);
       if (open) open.push(job);
@@ -105,16 +119,14 @@ export function createWebhookDeliverProducer(context: QueueContext): WebhookDeli
     );
   };
   const addByClass = async (batches: readonly WebhookBatch[]) => {
-    await Promise.all([
-      add(
-        "high",
-        batches.filter((batch) => batch.high),
+    await Promise.all(
+      WEBHOOK_CLASSES.map((webhookClass) =>
+        add(
+          webhookClass,
+          batches.filter((batch) => webhookClassOf(batch) === webhookClass),
+        ),
       ),
-      add(
-        "standard",
-        batches.filter((batch) => !batch.high),
-      ),
-    ]);
+    );
   };
   return {
     enqueue: (deliveries) => addByClass(batchDeliveries(deliveries)),

@@ -26,7 +26,8 @@ const WebhookDeliverySettings = z.object({
   WEBHOOK_CONCURRENCY: envInt(200, 1, 5000),
   /**
    * The webhook classes this replica works, comma-separated: `high` (events of messages sent high,
-   * OTPs) and `standard` (every other). Replicas of `high` alone, beside replicas of `standard`,
+   * OTPs), `bulk` (events of batch items) and `standard` (every other), each with a worker of its
+   * own (WEBHOOK_CONCURRENCY slots). Replicas of `high` alone, beside replicas of `standard,bulk`,
    * give those events a lane of their own whose CPU another account's campaign never takes
    * (docs/fairness.md#lanes).
    */

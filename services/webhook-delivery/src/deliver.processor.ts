@@ -210,9 +210,13 @@ class BatchRun {
   /** Waits for the records, then queues the retries and the rest of the batch. */
   async finish(asked: number): Promise<BatchSummary> {
     await Promise.all(this.writes);
-    const { accountId, baseAttempt, claim, high } = this.job;
+    const { accountId, baseAttempt, claim, high, bulk } = this.job;
     // Retries and the rest stay in the job's class (its queue), from where the schedule started.
-    const start = { ...(baseAttempt === undefined ? {} : { baseAttempt }), ...(high ? { high } : {}) };
+    const start = {
+      ...(baseAttempt === undefined ? {} : { baseAttempt }),
+      ...(high ? { high } : {}),
+      ...(bulk ? { bulk } : {}),
+    };
     const batches: WebhookBatch[] = [];
     for (const { dueAt, eventIds } of this.retries.values()) {
       batches.push({

@@ -21,7 +21,7 @@ const MAKE_DUE = `
 UPDATE webhook_deliveries AS d SET next_attempt_at = now(), claim = NULL
 WHERE event_id = ANY($1::text[])
 RETURNING event_id, account_id,
-          (SELECT m.priority = 'high' FROM messages AS m WHERE m.id = d.message_id) AS high`;
+          (SELECT m.priority::text FROM messages AS m WHERE m.id = d.message_id) AS priority`;
 
 /**
  * Queues again, as batch jobs, the pending deliveries whose job is gone (a Redis flush, an
@@ -46,14 +46,19 @@ export function startWebhookReconciler(options: {
         values: [options.staleMs, batchSize],
       });
       if (picked.rows.length === 0) return [];
-      const due = await client.query<{ event_id: string; account_id: string; high: boolean | null }>({
+      const due = await client.query<{ event_id: string; account_id: string; priority: string | null }>({
         text: MAKE_DUE,
         values: [picked.rows.map((row) => row.event_id)],
       });
       return due.rows;
     });
     await options.producer.enqueue(
-      rows.map((row) => ({ eventId: row.event_id, accountId: row.account_id, high: row.high === true })),
+      rows.map((row) => ({
+        eventId: row.event_id,
+        accountId: row.account_id,
+        high: row.priority === "high",
+        bulk: row.priority === "bulk",
+      })),
     );
     if (rows.length > 0) options.logger.info("re-queued overdue webhook deliveries", { count: rows.length });
     return rows.length;

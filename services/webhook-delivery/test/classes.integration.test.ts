@@ -12,7 +12,10 @@ import { startWebhookReconciler } from "../src/reconciler";
 import { startWebhookWorld, type WebhookWorld } from "./harness";
 import { startReceiver, type Receiver } from "./receiver";
 
-/** Webhook classes (docs/fairness.md#lanes): a message sent high has its webhooks on a queue of their own. */
+/**
+ * Webhook classes (docs/fairness.md#lanes): a message sent high has its webhooks on a queue of their
+ * own, and so does a bulk message, worked beside every other event with slots of its own.
+ */
 let w: WebhookWorld;
 let connection: Redis;
 const receivers: Receiver[] = [];
@@ -43,7 +46,7 @@ async function jobsOf(webhookClass: WebhookClass): Promise<WebhookDeliverJob[]> 
 }
 
 describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
-  it("a lane of `high` alone sends the webhooks of messages sent high, their retries included, while every other waits for a `standard` worker", async () => {
+  it("each class's worker sends its own class's webhooks, their retries included: high, then standard, then bulk", async () => {
     const r = await receiver();
     // Every event's first attempt fails: its retry must come back to the lane that sent it.
     const tried = new Set<string>();
@@ -54,32 +57,71 @@ describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     };
     const { accountId } = await w.account(r.url);
     const [otp] = await w.emitEvents(accountId, 1, { priority: "high" });
+    const [single] = await w.emitEvents(accountId, 1);
     const [campaign] = await w.emitEvents(accountId, 1, { priority: "bulk" });
-    expect((await jobsOf("high")).map((job) => job.high)).toEqual([true]);
-    expect((await jobsOf("standard")).map((job) => job.high)).toEqual([undefined]);
+    expect((await jobsOf("high")).map((job) => [job.high, job.bulk])).toEqual([[true, undefined]]);
+    expect((await jobsOf("standard")).map((job) => [job.high, job.bulk])).toEqual([[undefined, undefined]]);
+    expect((await jobsOf("bulk")).map((job) => [job.high, job.bulk])).toEqual([[undefined, true]]);
+    const sentOf = (id: string | undefined) =>
+      r.received.filter((hook) => hook.body.message_id === id).length;
 
-    const lane = await w.start({ WEBHOOK_CLASSES: "high" });
-    await waitFor(() => r.received.filter((hook) => hook.body.message_id === otp).length === 2, {
-      what: "the high message's webhook and its retry",
-    });
-    expect(r.received.map((hook) => hook.body.message_id)).toEqual([otp, otp]);
-    expect(await jobsOf("standard")).toHaveLength(1);
-    await lane.stop();
-
-    const standard = await w.start({ WEBHOOK_CLASSES: "standard" });
-    await waitFor(() => r.received.filter((hook) => hook.body.message_id === campaign).length === 2, {
-      what: "the bulk message's webhook and its retry",
-    });
+    for (const [webhookClass, id] of [
+      ["high", otp],
+      ["standard", single],
+      ["bulk", campaign],
+    ] as const) {
+      const worker = await w.start({ WEBHOOK_CLASSES: webhookClass });
+      await waitFor(() => sentOf(id) === 2, { what: `the ${webhookClass} message's webhook and its retry` });
+      await worker.stop();
+    }
+    expect(r.received.map((hook) => hook.body.message_id)).toEqual([
+      otp,
+      otp,
+      single,
+      single,
+      campaign,
+      campaign,
+    ]);
     // The receiver has the POST before the worker records its answer: wait for the record.
     await waitFor(async () => (await w.deliveries(accountId)).every((d) => d.status !== "pending"), {
-      what: "both deliveries recorded",
+      what: "every delivery recorded",
     });
     const deliveries = await w.deliveries(accountId);
     expect(deliveries.map((d) => [d.status, d.attempts])).toEqual([
       ["succeeded", 2],
       ["succeeded", 2],
+      ["succeeded", 2],
     ]);
-    await standard.stop();
+  });
+
+  it("a campaign's webhooks to a slow endpoint fill the bulk slots only: another account's single send is sent meanwhile", async () => {
+    const slow = await receiver();
+    const held: Array<() => void> = [];
+    slow.answer = (_webhook, res) => held.push(() => res.writeHead(204).end());
+    const fast = await receiver();
+    const campaigner = await w.account(slow.url);
+    const single = await w.account(fast.url);
+    await w.emitEvents(campaigner.accountId, 3, { priority: "bulk" });
+    const [mine] = await w.emitEvents(single.accountId, 1);
+    // One slot a class: the campaign's job holds the bulk one while its endpoint does not answer.
+    const worker = await w.start({ WEBHOOK_CLASSES: "standard,bulk", WEBHOOK_CONCURRENCY: "1" });
+    await waitFor(() => held.length > 0, { what: "the campaign's first webhook" });
+    await waitFor(() => fast.received.length === 1, {
+      what: "the single send's webhook, beside the campaign's",
+    });
+    expect(fast.received[0]!.body.message_id).toBe(mine);
+    // Still unanswered: the single send did not wait for the campaign's slot.
+    expect(slow.received.length).toBeGreaterThan(0);
+    expect(await w.deliveries(campaigner.accountId)).not.toContainEqual(
+      expect.objectContaining({ status: "succeeded" }),
+    );
+    slow.answer = (_webhook, res) => res.writeHead(204).end();
+    held.splice(0).forEach((answer) => answer());
+    await waitFor(
+      async () => (await w.deliveries(campaigner.accountId)).every((d) => d.status === "succeeded"),
+      { what: "the campaign's webhooks", timeoutMs: 15_000 },
+    );
+    await worker.stop();
   });
 
   it("the reconciler queues an overdue delivery again on its class's queue", async () => {
@@ -87,8 +129,9 @@ describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     const { accountId } = await w.account(r.url);
     const [otp] = await w.emitEvents(accountId, 1, { priority: "high" });
     const [other] = await w.emitEvents(accountId, 1);
+    const [campaign] = await w.emitEvents(accountId, 1, { priority: "bulk" });
     // Their jobs lost (a Redis flush) and the rows long overdue.
-    for (const webhookClass of ["high", "standard"] as const) {
+    for (const webhookClass of ["high", "standard", "bulk"] as const) {
       const queue = openQueue(queueContext(), WEBHOOK_QUEUES[webhookClass]);
       await queue.obliterate({ force: true });
       await queue.close();
@@ -112,11 +155,12 @@ describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
       staleMs: 1000,
       intervalMs: 3_600_000,
     });
-    expect(await reconciler.runOnce()).toBe(2);
+    expect(await reconciler.runOnce()).toBe(3);
     await reconciler.stop();
     await producer.close();
     expect((await jobsOf("high")).flatMap((job) => job.eventIds)).toEqual([eventOf(otp!)]);
     expect((await jobsOf("standard")).flatMap((job) => job.eventIds)).toEqual([eventOf(other!)]);
+    expect((await jobsOf("bulk")).flatMap((job) => job.eventIds)).toEqual([eventOf(campaign!)]);
   });
 
   it("with EVENT_RELAY_HIGH the lane turns a high message's event into its webhook itself; every other event waits for the scheduler's relay", async () => {
