@@ -85,6 +85,7 @@ const history = async (id: string) =>
       [id],
     )
   ).rows.map((row) => row.status);
+/** The refund entry of a message refunded alone (an entry names its message when it covers one). */
 const refunds = async (id: string) =>
   (
     await w.db.pool.query(
@@ -175,9 +176,18 @@ it("validity that ends while the account's pace holds messages back: EXPIRED, re
   }
   // At most four turns of one a second fit in 2.5 s.
   expect(expired.length).toBeGreaterThanOrEqual(4);
+  // Refunded once each: the account's refund entries (one per statement and reason,
+  // docs/decisions.md#ledger-per-statement) cover exactly the expired messages and their credits.
+  const { rows: refunded } = await w.db.pool.query(
+    `SELECT sum(message_count)::int AS messages, sum(delta)::int AS credits FROM credit_ledger
+      WHERE reason = 'message_refund' AND account_id = $1`,
+    [accountId],
+  );
+  expect(refunded).toEqual([
+    { messages: expired.length, credits: expired.reduce((sum, message) => sum + message.credits, 0) },
+  ]);
   for (const message of expired) {
     expect(message.error_code).toBe("EXPIRED");
-    expect(await refunds(message.id)).toEqual([{ delta: message.credits }]);
     expect(w.simulator.messages({ to: message.to })).toHaveLength(0);
     expect((await failedWebhook(message.id)).body.data).toMatchObject({
       previous_status: "queued",
