@@ -35,7 +35,7 @@ const CLASSED_SERVICES = [
   {
     service: "webhook-delivery",
     setting: "WEBHOOK_CLASSES",
-    queues: { high: "webhook.deliver.high", standard: "webhook.deliver", bulk: "webhook.deliver.bulk" },
+    queues: { high: "webhook.deliver.high", standard: "webhook.deliver" },
   },
 ] as const;
 

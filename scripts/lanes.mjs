@@ -12,7 +12,7 @@ export const lanes = {
   "webhook-delivery-high": {
     service: "webhook-delivery",
     env: { WEBHOOK_CLASSES: "high", EVENT_RELAY_HIGH: "true" },
-    narrows: { "webhook-delivery": { WEBHOOK_CLASSES: "standard,bulk" } },
+    narrows: { "webhook-delivery": { WEBHOOK_CLASSES: "standard" } },
   },
 };
 

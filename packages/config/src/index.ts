@@ -45,7 +45,7 @@ export const envChoices = <const T extends readonly [string, ...string[]]>(choic
 
 /** The event relay's settings, read by every service that runs one (the scheduler, webhook-delivery's high lane). */
 export const eventRelaySettings = {
-  /** Outbox events published per transaction by the event relay (webhooks, SMPP receipts). */
+  /** Outbox events published per transaction by the event relay (webhooks, SMPP receipts), of each part of a claim (high, not bulk, oldest). */
   EVENT_RELAY_BATCH_SIZE: envInt(500, 1, 10_000),
   /** The event relay looks for new events this often when it has caught up (a status change reaches webhook.deliver within about this long). */
   EVENT_RELAY_IDLE_MS: envInt(50, 5, 60_000),

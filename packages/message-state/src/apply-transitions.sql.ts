@@ -93,6 +93,8 @@ const REFUNDS = `refundable AS (
          'message_refund', e.message_id, e.messages,
          CASE WHEN e.status = 'canceled' THEN 'scheduled message canceled' ELSE 'message failed before reaching a carrier' END
   FROM refund_entries AS e JOIN refund ON refund.account_id = e.account_id
+  -- The ids in the order the running balance takes.
+  ORDER BY e.account_id, e.status
 )`;
 
 export const APPLY_TRANSITIONS = `

@@ -45,6 +45,21 @@ export const WEBHOOK_QUEUES: Readonly<Record<WebhookClass, QueueName>> = {
   bulk: QUEUES.webhookDeliverBulk,
 };
 
+/**
+ * What a webhook-delivery replica is set to work (WEBHOOK_CLASSES): `high`, or `standard`, which
+ * works every other class, `bulk` included, each on its own queue with its own slots. No setting
+ * names `bulk` alone: a replica set to `standard` before bulk webhooks had a queue of their own
+ * keeps taking every event it took.
+ */
+export const WEBHOOK_WORKER_CLASSES = ["high", "standard"] as const;
+export type WebhookWorkerClass = (typeof WEBHOOK_WORKER_CLASSES)[number];
+
+/** The classes (queues) a replica works for each value of WEBHOOK_CLASSES. */
+export const CLASSES_WORKED: Readonly<Record<WebhookWorkerClass, readonly WebhookClass[]>> = {
+  high: ["high"],
+  standard: ["standard", "bulk"],
+};
+
 /** The class of a delivery or a job: high, bulk, or standard when it is neither. */
 export function webhookClassOf(of: { high?: boolean | undefined; bulk?: boolean | undefined }): WebhookClass {
   return of.high ? "high" : of.bulk ? "bulk" : "standard";

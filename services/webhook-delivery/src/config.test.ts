@@ -37,7 +37,7 @@ describe("webhook-delivery config", () => {
         SECRET_ENCRYPTION_KEY: key,
         ...(value === undefined ? {} : { WEBHOOK_CLASSES: value }),
       }).WEBHOOK_CLASSES;
-    expect(classes()).toEqual(["high", "standard", "bulk"]);
+    expect(classes()).toEqual(["high", "standard"]);
     expect(classes("high")).toEqual(["high"]);
     expect(classes(" standard,standard")).toEqual(["standard"]);
     for (const value of ["normal", "high,"])

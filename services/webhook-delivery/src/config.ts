@@ -7,7 +7,7 @@ import {
   loadConfig,
   z,
 } from "@sms/config";
-import { WEBHOOK_CLASSES } from "@sms/queues";
+import { WEBHOOK_WORKER_CLASSES } from "@sms/queues";
 import { encryptionKeySetting } from "@sms/secret-box";
 import { DEFAULT_RETRY_SCHEDULE_MS } from "./schedule";
 
@@ -26,12 +26,12 @@ const WebhookDeliverySettings = z.object({
   WEBHOOK_CONCURRENCY: envInt(200, 1, 5000),
   /**
    * The webhook classes this replica works, comma-separated: `high` (events of messages sent high,
-   * OTPs), `bulk` (events of batch items) and `standard` (every other), each with a worker of its
-   * own (WEBHOOK_CONCURRENCY slots). Replicas of `high` alone, beside replicas of `standard,bulk`,
-   * give those events a lane of their own whose CPU another account's campaign never takes
-   * (docs/fairness.md#lanes).
+   * OTPs) and `standard` (every other: webhook.deliver, and webhook.deliver.bulk for bulk messages'
+   * events, each queue with a worker of WEBHOOK_CONCURRENCY slots). Replicas of `high` alone, beside
+   * replicas of `standard`, give those events a lane of their own whose CPU another account's
+   * campaign never takes (docs/fairness.md#lanes).
    */
-  WEBHOOK_CLASSES: envChoices(WEBHOOK_CLASSES),
+  WEBHOOK_CLASSES: envChoices(WEBHOOK_WORKER_CLASSES),
   /**
    * Run an event relay of the high messages' events in this process, beside the scheduler's relay
    * of every event: the high lane sets it, so an OTP's event becomes a delivery at the lane's CPU

@@ -4,6 +4,7 @@ import { startOutboxRelay } from "@sms/outbox-relay";
 import {
   createSmppReceiptProducer,
   createWebhookDeliverProducer,
+  CLASSES_WORKED,
   WEBHOOK_QUEUES,
   type Job,
   type QueueContext,
@@ -73,8 +74,9 @@ export async function startWebhookDelivery(
     isStopping: () => stopping,
   };
   // One worker per class: a process of `high` alone (the lane) takes OTPs' webhooks while this
-  // one's event loop is busy with another account's campaign.
-  const workers = config.WEBHOOK_CLASSES.map((webhookClass) =>
+  // one's event loop is busy with another account's campaign; `standard` works bulk's queue beside
+  // its own, so a campaign's jobs never hold the slots of other accounts' single sends.
+  const workers = config.WEBHOOK_CLASSES.flatMap((setting) => CLASSES_WORKED[setting]).map((webhookClass) =>
     registerWorker<WebhookDeliverJob>(
       queueContext,
       WEBHOOK_QUEUES[webhookClass],

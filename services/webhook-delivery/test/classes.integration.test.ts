@@ -46,7 +46,7 @@ async function jobsOf(webhookClass: WebhookClass): Promise<WebhookDeliverJob[]> 
 }
 
 describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
-  it("each class's worker sends its own class's webhooks, their retries included: high, then standard, then bulk", async () => {
+  it("each class's worker sends its own class's webhooks, their retries included: high, then standard (with bulk)", async () => {
     const r = await receiver();
     // Every event's first attempt fails: its retry must come back to the lane that sent it.
     const tried = new Set<string>();
@@ -65,23 +65,18 @@ describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     const sentOf = (id: string | undefined) =>
       r.received.filter((hook) => hook.body.message_id === id).length;
 
-    for (const [webhookClass, id] of [
-      ["high", otp],
-      ["standard", single],
-      ["bulk", campaign],
-    ] as const) {
-      const worker = await w.start({ WEBHOOK_CLASSES: webhookClass });
-      await waitFor(() => sentOf(id) === 2, { what: `the ${webhookClass} message's webhook and its retry` });
-      await worker.stop();
-    }
-    expect(r.received.map((hook) => hook.body.message_id)).toEqual([
-      otp,
-      otp,
-      single,
-      single,
-      campaign,
-      campaign,
-    ]);
+    const lane = await w.start({ WEBHOOK_CLASSES: "high" });
+    await waitFor(() => sentOf(otp) === 2, { what: "the high message's webhook and its retry" });
+    expect(r.received.map((hook) => hook.body.message_id)).toEqual([otp, otp]);
+    expect(await jobsOf("standard")).toHaveLength(1);
+    expect(await jobsOf("bulk")).toHaveLength(1);
+    await lane.stop();
+    // `standard` works bulk's queue too: a replica set so before bulk had its own takes every event it took.
+    const standard = await w.start({ WEBHOOK_CLASSES: "standard" });
+    await waitFor(() => sentOf(single) === 2 && sentOf(campaign) === 2, {
+      what: "the single and the bulk message's webhooks and their retries",
+    });
+    await standard.stop();
     // The receiver has the POST before the worker records its answer: wait for the record.
     await waitFor(async () => (await w.deliveries(accountId)).every((d) => d.status !== "pending"), {
       what: "every delivery recorded",
@@ -104,7 +99,7 @@ describe("webhook classes (real PostgreSQL, Redis, BullMQ, HTTP)", () => {
     await w.emitEvents(campaigner.accountId, 3, { priority: "bulk" });
     const [mine] = await w.emitEvents(single.accountId, 1);
     // One slot a class: the campaign's job holds the bulk one while its endpoint does not answer.
-    const worker = await w.start({ WEBHOOK_CLASSES: "standard,bulk", WEBHOOK_CONCURRENCY: "1" });
+    const worker = await w.start({ WEBHOOK_CLASSES: "standard", WEBHOOK_CONCURRENCY: "1" });
     await waitFor(() => held.length > 0, { what: "the campaign's first webhook" });
     await waitFor(() => fast.received.length === 1, {
       what: "the single send's webhook, beside the campaign's",
