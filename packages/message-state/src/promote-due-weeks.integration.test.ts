@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type pg from "pg";
 import { partitionName } from "@sms/db";
 import { encodeUlid } from "@sms/ids";
-import { createTestWorld, partitionedSince, partitionsPlanned, type TestWorld } from "@sms/testing";
+import { createTestWorld, partitionsPlanned, retainedMessageWeeks, type TestWorld } from "@sms/testing";
 import { insertAccount } from "../test/fixtures";
 import { dueByIdBound, waitingSinceIdBound } from "./message-weeks";
 import { promoteDueScheduled, PROMOTE_STATEMENTS } from "./promote-due";
@@ -14,7 +14,6 @@ import { VALIDITY_MAX_SECONDS } from "./validity";
  * the due bound cost more than the run: the statement plans only the weeks a due message that is
  * still valid can be in (docs/benchmarks.md#idle).
  */
-const WEEK = 7 * 86_400_000;
 const now = Date.now();
 let world: TestWorld;
 let pool: pg.Pool;
@@ -22,13 +21,7 @@ let pool: pg.Pool;
 beforeAll(async () => {
   world = await createTestWorld();
   pool = world.pool(2);
-  // A database converted long ago: 13 weeks of the past, each a partition of its own.
-  await partitionedSince(
-    pool,
-    ["messages", "message_events", "message_segments"],
-    new Date(now - 13 * WEEK),
-    new Date(now + 27 * WEEK),
-  );
+  await retainedMessageWeeks(pool, now);
 });
 afterAll(() => world.destroy());
 

@@ -42,7 +42,7 @@ RETURNING event_id, message_id, sequence, created_at`;
 
 /** What the relay publishes of each event, with its account's endpoint. */
 const PUBLISHED_COLUMNS = `o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, o.source, o.status,
-       o.smpp_data, o.from_history, o.high, o.bulk, e.enabled AS endpoint_enabled, e.event_types AS endpoint_event_types`;
+       o.smpp_data, o.from_history, o.priority, e.enabled AS endpoint_enabled, e.event_types AS endpoint_event_types`;
 
 /**
  * The claimed status events ($1 event ids, $2 message ids, $3 sequences, $4 claim times). A
@@ -63,7 +63,7 @@ CROSS JOIN LATERAL (
   SELECT claimed.event_id AS id, m.account_id, claimed.message_id, 'message.' || h.status AS type,
          claimed.sequence, claimed.created_at, m.source::text AS source, h.status::text AS status,
          CASE WHEN m.source = 'smpp' THEN message_event_data(claimed.message_id, claimed.sequence) END AS smpp_data,
-         true AS from_history, m.priority = 'high' AS high, m.priority = 'bulk' AS bulk
+         true AS from_history, m.priority::text AS priority
   -- LEFT: a status event whose message is not found still comes back, with no type, for the
   -- relay to report, not drop.
   FROM (SELECT) AS event
@@ -89,7 +89,7 @@ CROSS JOIN LATERAL (
   SELECT o.id, o.account_id, o.message_id, o.type, o.sequence, o.created_at, m.source::text AS source,
          COALESCE(h.status::text, o.payload->>'status') AS status,
          CASE WHEN m.source = 'smpp' THEN ${eventDataSql("o")} END AS smpp_data, false AS from_history,
-         m.priority = 'high' AS high, m.priority = 'bulk' AS bulk
+         m.priority::text AS priority
   FROM outbox_events AS o
   LEFT JOIN messages AS m ON m.id = o.message_id AND m.id < $2
   LEFT JOIN message_events AS h ON h.message_id = o.message_id AND h.sequence = o.sequence AND h.message_id < $2

@@ -5,6 +5,7 @@ import { dueByIdBound, isMessageStatus, isTerminal } from "@sms/message-state";
 import { startLoop, type Loop } from "@sms/service-runtime";
 import {
   batchDeliveries,
+  webhookClassOfPriority,
   type SmppReceiptJob,
   type SmppReceiptProducer,
   type WebhookBatch,
@@ -31,10 +32,8 @@ interface ClaimedRow extends Omit<OutboxRow, "payload"> {
   smpp_data: Record<string, unknown> | null;
   /** A status event read from its history row: its time is its id's. */
   from_history: boolean;
-  /** An event of a message sent high: its webhooks go on webhook.deliver.high (null: no message). */
-  high: boolean | null;
-  /** An event of a bulk message (a batch item): its webhooks go on webhook.deliver.bulk. */
-  bulk: boolean | null;
+  /** Its message's priority, which chooses its webhooks' queue (null: no message). */
+  priority: string | null;
   /** null when the account has no endpoint. */
   endpoint_enabled: boolean | null;
   /** The endpoint's subscription: null for every message.* event. */
@@ -212,8 +211,7 @@ async function insertDeliveries(client: pg.PoolClient, rows: ClaimedRow[]): Prom
     pending.map((r) => ({
       eventId: r.id,
       accountId: r.account_id,
-      high: r.high === true,
-      bulk: r.bulk === true,
+      webhookClass: webhookClassOfPriority(r.priority),
     })),
   );
   const claims = new Map(batches.flatMap((batch) => batch.eventIds.map((id) => [id, batch.claim] as const)));

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { partitionName } from "@sms/db";
 import { idBoundAt } from "@sms/ids";
-import { createTestWorld, partitionedSince, partitionsPlanned, type TestWorld } from "@sms/testing";
+import { createTestWorld, partitionsPlanned, retainedMessageWeeks, type TestWorld } from "@sms/testing";
 import { READ_STATUS_EVENTS } from "../src/relay.sql";
 
 /*
@@ -20,13 +20,7 @@ let pool: pg.Pool;
 beforeAll(async () => {
   world = await createTestWorld();
   pool = world.pool(2);
-  // A database converted long ago: 13 weeks of the past, each a partition of its own.
-  await partitionedSince(
-    pool,
-    ["messages", "message_events", "message_segments"],
-    new Date(now - 13 * WEEK),
-    new Date(now + 27 * WEEK),
-  );
+  await retainedMessageWeeks(pool, now);
 });
 afterAll(() => world.destroy());
 

@@ -5,6 +5,7 @@ export {
   WEBHOOK_CLASSES,
   WEBHOOK_QUEUES,
   webhookClassOf,
+  webhookClassOfPriority,
   WEBHOOK_WORKER_CLASSES,
   CLASSES_WORKED,
   type WebhookWorkerClass,

@@ -60,7 +60,12 @@ export const CLASSES_WORKED: Readonly<Record<WebhookWorkerClass, readonly Webhoo
   standard: ["standard", "bulk"],
 };
 
-/** The class of a delivery or a job: high, bulk, or standard when it is neither. */
+/** The class of the webhooks of a message of `priority` (null: an event of no message, message.received). */
+export function webhookClassOfPriority(priority: string | null): WebhookClass {
+  return priority === "high" ? "high" : priority === "bulk" ? "bulk" : "standard";
+}
+
+/** The class of a job: high, bulk, or standard when it is neither. */
 export function webhookClassOf(of: { high?: boolean | undefined; bulk?: boolean | undefined }): WebhookClass {
   return of.high ? "high" : of.bulk ? "bulk" : "standard";
 }

@@ -18,11 +18,11 @@ describe("batchDeliveries", () => {
   it("groups by account, class and schedule start, and marks each job with its class", () => {
     const jobs = batchDeliveries([
       { eventId: event(1), accountId: "acc_A" },
-      { eventId: event(2), accountId: "acc_A", high: true },
-      { eventId: event(3), accountId: "acc_A", bulk: true },
+      { eventId: event(2), accountId: "acc_A", webhookClass: "high" },
+      { eventId: event(3), accountId: "acc_A", webhookClass: "bulk" },
       { eventId: event(4), accountId: "acc_A" },
-      { eventId: event(5), accountId: "acc_A", bulk: true },
-      { eventId: event(6), accountId: "acc_B", bulk: true },
+      { eventId: event(5), accountId: "acc_A", webhookClass: "bulk" },
+      { eventId: event(6), accountId: "acc_B", webhookClass: "bulk" },
     ]);
     expect(jobs.map((job) => [job.accountId, job.high, job.bulk, job.eventIds])).toEqual([
       ["acc_A", undefined, undefined, [event(1), event(4)]],

@@ -16,10 +16,8 @@ export interface WebhookDelivery {
   accountId: string;
   /** Attempts already made (a replay restarts the schedule from here). */
   baseAttempt?: number;
-  /** An event of a message sent high: queued on webhook.deliver.high. */
-  high?: boolean;
-  /** An event of a bulk message: queued on webhook.deliver.bulk. */
-  bulk?: boolean;
+  /** The queue it goes on (webhookClassOfPriority of its message). @defaultValue "standard" */
+  webhookClass?: WebhookClass;
 }
 
 /** A batch job to queue as it is (the worker's retries and hand-backs). */
@@ -69,7 +67,7 @@ export function batchDeliveries(
   const groups = new Map<string, WebhookDeliverJob[]>();
   const jobs: WebhookDeliverJob[] = [];
   for (const delivery of deliveries) {
-    const webhookClass = webhookClassOf(delivery);
+    const webhookClass = delivery.webhookClass ?? "standard";
     const key = `${delivery.accountId}/${webhookClass}/${delivery.baseAttempt ?? ""}`;
     const open = groups.get(key);
     let job = open?.[open.length - 1];

@@ -27,5 +27,5 @@ export {
   type PlannedRead,
   type TableRead,
 } from "./plans";
-export { partitionedSince } from "./partitions";
+export { partitionedSince, retainedMessageWeeks } from "./partitions";
 export { filesUnder, REPO_ROOT } from "./repo-files";

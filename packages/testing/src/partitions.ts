@@ -18,3 +18,19 @@ export async function partitionedSince(
     await ensurePartitions(pool, table, from, to);
   }
 }
+
+const WEEK_MS = 7 * 86_400_000;
+
+/**
+ * The message tables of a database converted long ago under the default retention
+ * (docs/decisions.md#message-weeks): a partition for each of the 13 weeks before `now` and of the
+ * 27 weeks made ahead, where a statement bounded from above only plans every past one.
+ */
+export function retainedMessageWeeks(pool: pg.Pool, now: number): Promise<void> {
+  return partitionedSince(
+    pool,
+    ["messages", "message_events", "message_segments"],
+    new Date(now - 13 * WEEK_MS),
+    new Date(now + 27 * WEEK_MS),
+  );
+}

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { inTransaction } from "@sms/db";
 import type { Logger } from "@sms/logger";
-import type { WebhookDeliverProducer } from "@sms/queues";
+import { webhookClassOfPriority, type WebhookDeliverProducer } from "@sms/queues";
 import { startLoop } from "@sms/service-runtime";
 
 // The oldest overdue deliveries, locked: every day's small partial index of pending rows is read.
@@ -56,8 +56,7 @@ export function startWebhookReconciler(options: {
       rows.map((row) => ({
         eventId: row.event_id,
         accountId: row.account_id,
-        high: row.priority === "high",
-        bulk: row.priority === "bulk",
+        webhookClass: webhookClassOfPriority(row.priority),
       })),
     );
     if (rows.length > 0) options.logger.info("re-queued overdue webhook deliveries", { count: rows.length });
