@@ -134,10 +134,25 @@ export async function readIntegrity(db: pg.Client): Promise<Record<string, numbe
                                    GROUP BY message_id HAVING count(*) <> 1) AS x) AS final_events_not_one,
             (SELECT count(*) FROM message_events WHERE event_id IS NOT NULL)
               + (SELECT count(*) FROM outbox_events) AS events,
-            (SELECT count(*) FROM carrier_receipts) AS receipts,
+            -- Rows: receipts that did not apply at once (docs/decisions.md#applied-receipts).
+            (SELECT count(*) FROM carrier_receipts) AS receipt_rows,
             (SELECT count(*) FROM carrier_receipts WHERE outcome <> 'applied') AS receipts_not_applied`,
   );
   return Object.fromEntries(Object.entries(rows[0]!).map(([key, value]) => [key, Number(value)]));
+}
+
+/** The receipts each dlr-ingest replica stored, whatever their outcome, from its /metrics (label → URL). */
+export async function receiptsByReplica(metricsUrls: Map<string, string>): Promise<Array<[string, number]>> {
+  const counts: Array<[string, number]> = [];
+  for (const [label, url] of metricsUrls) {
+    const text = await (await fetch(url)).text();
+    const stored = text
+      .split("\n")
+      .filter((line) => line.startsWith("sms_dlr_receipts_total{"))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+    counts.push([label, stored]);
+  }
+  return counts;
 }
 
 /** Rows of `SELECT <column>, count(*)` labelled with the process names (host:pid → label). */

@@ -16,7 +16,13 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { createSecretBox } from "@sms/secret-box";
 import { generateSecret } from "@sms/webhook-signing";
-import { readIntegrity, startWebhookReceiver, workByProcess, type WebhookReceiver } from "./pipeline-support";
+import {
+  readIntegrity,
+  receiptsByReplica,
+  startWebhookReceiver,
+  workByProcess,
+  type WebhookReceiver,
+} from "./pipeline-support";
 import {
   BENCH_SECRETS,
   createBenchAccount,
@@ -110,7 +116,10 @@ async function main(): Promise<void> {
   );
   await db.query("INSERT INTO routes (id, prefix, carrier_id, priority) VALUES ('rte_all', '+', 'sim', 0)");
 
-  const labels = { dispatcher: new Map<number, string>(), dlr: new Map<number, string>() };
+  const labels = { dispatcher: new Map<number, string>() };
+  // An applied receipt is its segment's columns, not a row (docs/decisions.md#applied-receipts):
+  // each replica's counter of what it stored tells the receipts apart.
+  const dlrMetrics = new Map<string, string>();
   const webhookSenders = new Map<number, string>();
   let receiver: WebhookReceiver | undefined;
   if (WEBHOOK > 0) {
@@ -144,8 +153,11 @@ async function main(): Promise<void> {
       3903,
     );
     await start("api-gateway", { HOST: "127.0.0.1" }, GATEWAY_PORT);
-    for (let i = 0; i < DLR; i++)
-      labels.dlr.set((await start("dlr-ingest", {}, 3904 + i)).pid!, `dlr-ingest #${i + 1}`);
+    for (let i = 0; i < DLR; i++) {
+      await start("dlr-ingest", {}, 3904 + i);
+      const { readyUrl } = listenOn("dlr-ingest", 3904 + i, 3904 + i + 100);
+      dlrMetrics.set(`dlr-ingest #${i + 1}`, readyUrl.replace("/readyz", "/metrics"));
+    }
     for (let i = 0; i < DISPATCHERS; i++)
       labels.dispatcher.set((await start("dispatcher", {}, 3910 + i)).pid!, `dispatcher #${i + 1}`);
     if (WEBHOOK > 0) {
@@ -237,14 +249,7 @@ async function main(): Promise<void> {
       ),
       "segments submitted (message_segments.submitted_by)",
     );
-    show(
-      await workByProcess(
-        db,
-        "SELECT received_by AS worker, count(*) AS n FROM carrier_receipts GROUP BY 1",
-        labels.dlr,
-      ),
-      "receipts stored (carrier_receipts.received_by)",
-    );
+    show(await receiptsByReplica(dlrMetrics), "receipts stored (sms_dlr_receipts_total)");
     if (receiver) show([...receiver.bySender].sort(), "webhooks POSTed (owner of the connection's socket)");
     // Accepted (a 2xx said so) but missing or never final.
     const lost = Math.max(0, sent.accepted - integrity.messages!) + integrity.not_terminal!;

@@ -29,11 +29,14 @@ afterAll(async () => {
 
 const scrape = async () => (await fetch(`http://127.0.0.1:${w.dispatcher.port}/metrics`)).text();
 
-/** Writes to carrier_receipts in this test's database that wait for a lock on the table. */
-async function receiptWritesWaiting(): Promise<number> {
+/**
+ * Writes to message_segments in this test's database that wait for a lock on the table: an applied
+ * receipt's record is its segment (docs/decisions.md#applied-receipts).
+ */
+async function segmentWritesWaiting(): Promise<number> {
   const { rows } = await w.db.pool.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_locks
-      WHERE relation = 'carrier_receipts'::regclass AND NOT granted
+      WHERE relation = 'message_segments'::regclass AND NOT granted
         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
   );
   return rows[0]!.n;
@@ -87,13 +90,20 @@ describe("a transceiver-only carrier", () => {
     for (const item of plan) sent.push({ ...item, id: (await w.send(item.to, `trx ${item.to}`)).id });
     for (const message of sent)
       expect(await w.waitForStatus(message.id, ["delivered", "failed"])).toBe(message.expect);
-    const { rows } = await w.db.pool.query<{ message_id: string; outcome: string; received_by: string }>(
-      "SELECT message_id, outcome::text, received_by FROM carrier_receipts WHERE message_id = ANY($1::text[])",
+    // Each receipt applied: at once (its segment is its record, docs/decisions.md#applied-receipts),
+    // or, when it overtook the submit's record (the simulator answers at once on the same bind),
+    // kept as a row by this dispatcher and applied by that record.
+    const segments = await w.db.pool.query<{ message_id: string; status: string }>(
+      "SELECT message_id, status::text FROM message_segments WHERE message_id = ANY($1::text[])",
       [sent.map((m) => m.id)],
     );
-    // One receipt each, applied, stored by this dispatcher: at once, or, when the receipt overtook
-    // the submit's record (the simulator answers at once on the same bind), by that record.
-    expect(rows.map((r) => r.message_id).sort()).toEqual(sent.map((m) => m.id).sort());
+    expect(Object.fromEntries(segments.rows.map((r) => [r.message_id, r.status]))).toEqual(
+      Object.fromEntries(sent.map((m) => [m.id, m.expect])),
+    );
+    const { rows } = await w.db.pool.query<{ outcome: string; received_by: string }>(
+      "SELECT outcome::text, received_by FROM carrier_receipts WHERE message_id = ANY($1::text[])",
+      [sent.map((m) => m.id)],
+    );
     expect(rows.every((r) => r.outcome === "applied" && r.received_by === THIS_PROCESS)).toBe(true);
     // The status is visible once the receipt's transaction commits, before the handler counts it;
     // the deliver_sm_resp goes out after the counters, so the carrier's acks prove they are there.
@@ -110,19 +120,22 @@ describe("a transceiver-only carrier", () => {
 
   it("acknowledges a receipt only once it is stored: a blocked store leaves it unacknowledged, and nothing is lost", async () => {
     const receiptsBefore = w.simulator.stats().receipts;
-    // Holds every write to carrier_receipts (reads go on) until the test commits.
+    // The receipt comes a while after the submit's record, so it finds its segment and applies at once.
+    w.simulator.update({ receiptDelayMs: 1500 });
     const blocker: pg.PoolClient = await w.db.pool.connect();
-    await blocker.query("BEGIN");
-    await blocker.query("LOCK TABLE carrier_receipts IN EXCLUSIVE MODE");
-    let message: { id: string };
+    let messageId: string | undefined;
     try {
-      message = await w.send("+14155552222", "held receipt");
+      messageId = (await w.send("+14155552222", "held receipt")).id;
+      expect(await w.waitForStatus(messageId, ["sent"])).toBe("sent");
+      // Holds every write to message_segments (reads go on) until the test commits.
+      await blocker.query("BEGIN");
+      await blocker.query("LOCK TABLE message_segments IN EXCLUSIVE MODE");
       // The receipt went out on a transceiver bind...
       await waitFor(() => w.simulator.stats().receipts.sent > receiptsBefore.sent, {
         what: "the receipt's deliver_sm",
       });
       // ...the dispatcher's write of it waits on the lock...
-      await waitFor(async () => (await receiptWritesWaiting()) > 0, {
+      await waitFor(async () => (await segmentWritesWaiting()) > 0, {
         what: "the receipt's write waiting on the lock",
       });
       // ...and it stays unacknowledged while it cannot be stored (an ack sent before the write
@@ -130,24 +143,26 @@ describe("a transceiver-only carrier", () => {
       const held = w.simulator.stats().receipts;
       expect(held.acknowledged).toBe(receiptsBefore.acknowledged);
       expect(held.pending).toBeGreaterThanOrEqual(1);
-      const stored = await w.db.pool.query("SELECT 1 FROM carrier_receipts WHERE message_id = $1", [
-        message.id,
-      ]);
-      expect(stored.rowCount).toBe(0);
+      const segment = await w.db.pool.query(
+        "SELECT status::text FROM message_segments WHERE message_id = $1",
+        [messageId],
+      );
+      expect(segment.rows).toEqual([{ status: "submitted" }]);
     } finally {
-      await blocker.query("COMMIT");
+      await blocker.query("COMMIT").catch(() => undefined);
       blocker.release();
+      w.simulator.update({ receiptDelayMs: 20 });
     }
-    expect(await w.waitForStatus(message.id, ["delivered", "failed"])).toBe("delivered");
+    expect(await w.waitForStatus(messageId!, ["delivered", "failed"])).toBe("delivered");
     await waitFor(() => w.simulator.stats().receipts.acknowledged > receiptsBefore.acknowledged, {
       what: "the receipt's acknowledgement",
     });
     expect(w.simulator.stats().receipts.pending).toBe(0);
-    const { rows } = await w.db.pool.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM carrier_receipts WHERE message_id = $1",
-      [message.id],
+    const { rows } = await w.db.pool.query<{ status: string }>(
+      "SELECT status::text FROM message_segments WHERE message_id = $1",
+      [messageId],
     );
-    expect(rows[0]!.n).toBe(1);
+    expect(rows).toEqual([{ status: "delivered" }]);
   });
 
   it("gets no receiver binds from dlr-ingest: its receipts are the dispatcher's", async () => {

@@ -27,19 +27,22 @@ export interface ReceiptInput {
 
 /** What applying one receipt did. */
 export interface ReceiptResult extends Resolution {
-  /** The carrier_receipts row. */
-  receiptId: string;
+  /**
+   * Its carrier_receipts row; null when it applied at once: it is then recorded on its segment
+   * alone (docs/decisions.md#applied-receipts).
+   */
+  receiptId: string | null;
 }
 
-// Rows come back in insertion order, which is the ORDER BY of the SELECT feeding them.
-// `raw` is kept only for a receipt that did not apply (ignored, or unmatched until its submit
-// is recorded), the ones support looks into: an applied receipt's facts are its columns and its
-// segment's, and its raw fields cost about 240 bytes a message (docs/decisions.md#receipt-raw).
+// Only receipts that did not apply (ignored, or unmatched until their submit is recorded) are
+// rows here, with what they said in full (`raw`): the ones support looks into. An applied
+// receipt's facts are its segment's (status, error code, both done dates) and the message's
+// history (docs/decisions.md#applied-receipts). Rows come back in insertion order, which is the
+// ORDER BY of the SELECT feeding them.
 const INSERT_RECEIPTS = `
 INSERT INTO carrier_receipts (carrier_id, carrier_message_id, state, error_code, outcome, message_id, seq, raw,
                               received_by, receipt_key, carrier_done_at, done_at)
-SELECT carrier_id, carrier_message_id, state, error_code, outcome::"ReceiptOutcome", message_id, seq,
-       CASE WHEN outcome <> 'applied' THEN raw::jsonb END,
+SELECT carrier_id, carrier_message_id, state, error_code, outcome::"ReceiptOutcome", message_id, seq, raw::jsonb,
        received_by, receipt_key_of(carrier_message_id), carrier_done_at, COALESCE(done_at, now())
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[],
             $10::timestamptz[], $11::timestamptz[])
@@ -67,8 +70,8 @@ export type { ReceiptOutcome };
  * Applies many receipts in ONE transaction (group commit: one WAL flush for the batch),
  * with the same locks and rules as applyReceipt, set-based: every receipt key of the
  * batch is taken first, in sorted order (as the dispatcher takes its own); then one
- * statement per step for the whole batch (resolveReceipts), and one insert of every
- * carrier_receipts row. Message rows are locked in id order, as every batch locks them.
+ * statement per step for the whole batch (resolveReceipts), and one insert of the receipts
+ * that did not apply (an applied one is its segment's columns: no row). Message rows are locked in id order, as every batch locks them.
  * A deadlock all the same (PostgreSQL aborts one side) is retried. All or nothing.
  */
 export async function applyReceipts(
@@ -102,26 +105,46 @@ export async function applyReceipts(
           carrierDoneAt: input.doneAt,
         })),
       );
-      // Named, unlike the look-ups of pending-receipts.ts: an insert reads no partition, so
-      // its cached plan cannot keep a scan chosen while a day was empty.
-      const inserted = await client.query<{ id: string }>({
-        name: "receipts-insert-batch",
-        text: INSERT_RECEIPTS,
-        values: [
-          prepared.map((p) => p.input.carrierId),
-          prepared.map((p) => p.carrierMessageId),
-          prepared.map((p) => p.input.state),
-          prepared.map((p) => p.input.errorCode ?? null),
-          resolutions.map((r) => r.outcome),
-          resolutions.map((r) => r.messageId ?? null),
-          resolutions.map((r) => r.seq ?? null),
-          prepared.map((p) => (p.input.raw === undefined ? null : JSON.stringify(p.input.raw))),
-          prepared.map((p) => p.input.receivedBy ?? null),
-          prepared.map((p) => p.input.doneAt ?? null),
-          prepared.map((p) => p.doneAt),
-        ],
-      });
-      return resolutions.map((resolution, i) => ({ ...resolution, receiptId: inserted.rows[i]!.id }));
+      const kept = prepared.flatMap((p, i) =>
+        resolutions[i]!.outcome === "applied" ? [] : [{ ...p, index: i, resolution: resolutions[i]! }],
+      );
+      const receiptIds: Array<string | null> = resolutions.map(() => null);
+      if (kept.length > 0) {
+        const ids = await insertReceipts(client, kept);
+        kept.forEach((k, i) => (receiptIds[k.index] = ids[i]!));
+      }
+      return resolutions.map((resolution, i) => ({ ...resolution, receiptId: receiptIds[i]! }));
     }),
   );
+}
+
+interface KeptReceipt {
+  input: ReceiptInput;
+  carrierMessageId: string;
+  doneAt: Date | null;
+  resolution: Resolution;
+}
+
+/** The receipts kept as rows, in one insert: their ids in the same order. */
+async function insertReceipts(client: pg.PoolClient, kept: readonly KeptReceipt[]): Promise<string[]> {
+  // Named, unlike the look-ups of pending-receipts.ts: an insert reads no partition, so
+  // its cached plan cannot keep a scan chosen while a day was empty.
+  const inserted = await client.query<{ id: string }>({
+    name: "receipts-insert-batch",
+    text: INSERT_RECEIPTS,
+    values: [
+      kept.map((k) => k.input.carrierId),
+      kept.map((k) => k.carrierMessageId),
+      kept.map((k) => k.input.state),
+      kept.map((k) => k.input.errorCode ?? null),
+      kept.map((k) => k.resolution.outcome),
+      kept.map((k) => k.resolution.messageId ?? null),
+      kept.map((k) => k.resolution.seq ?? null),
+      kept.map((k) => (k.input.raw === undefined ? null : JSON.stringify(k.input.raw))),
+      kept.map((k) => k.input.receivedBy ?? null),
+      kept.map((k) => k.input.doneAt ?? null),
+      kept.map((k) => k.doneAt),
+    ],
+  });
+  return inserted.rows.map((row) => row.id);
 }

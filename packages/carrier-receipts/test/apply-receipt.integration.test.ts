@@ -50,9 +50,8 @@ describe("applyReceipt", () => {
       expect.objectContaining({ seq: 1, status: "delivered", errorCode: null }),
     ]);
     expect(message.segments[0]!.doneAt).toBeInstanceOf(Date);
-    expect(await readReceipts(pool, carrier)).toEqual([
-      { carrierMessageId: "a0000001", state: "delivered", outcome: "applied", messageId, seq: 1 },
-    ]);
+    // Its segment is its record: no carrier_receipts row (docs/decisions.md#applied-receipts).
+    expect(await readReceipts(pool, carrier)).toEqual([]);
   });
 
   it("delivers a multi-segment message only once every segment is delivered", async () => {
@@ -159,11 +158,7 @@ describe("applyReceipt", () => {
       history: ["queued", "sent", "delivered"],
       outbox: ["message.delivered"],
     });
-    expect((await readReceipts(pool, carrier)).map((r) => r.outcome)).toEqual([
-      "applied",
-      "ignored",
-      "ignored",
-    ]);
+    expect((await readReceipts(pool, carrier)).map((r) => r.outcome)).toEqual(["ignored", "ignored"]);
   });
 
   it("records non-final receipts (accepted, enroute, unknown) as ignored", async () => {
@@ -246,7 +241,7 @@ describe("applyReceipt", () => {
     expect(of(second)).toMatchObject({ done_at: withSeconds, carrier_done_at: withSeconds });
   });
 
-  it("keeps the raw receipt of one that did not apply, and the process that stored each", async () => {
+  it("keeps a row, with the raw receipt and the process that stored it, only for one that did not apply", async () => {
     const carrier = carrierId();
     await sentMessage(carrier, ["r1"]);
     const receipt = (carrierMessageId: string) => ({
@@ -256,16 +251,22 @@ describe("applyReceipt", () => {
       raw: { stat: "DELIVRD", err: "000" },
       receivedBy: "dlr-host:42",
     });
-    // Applied, then one for no segment (yet).
-    await applyReceipt(pool, receipt("r1"));
-    await applyReceipt(pool, receipt("r9"));
+    // Applied (its segment's columns are the record: docs/decisions.md#applied-receipts), then
+    // one for no segment (yet).
+    expect(await applyReceipt(pool, receipt("r1"))).toMatchObject({ outcome: "applied", receiptId: null });
+    const unmatched = await applyReceipt(pool, receipt("r9"));
+    expect(unmatched).toMatchObject({ outcome: "unmatched", receiptId: expect.any(String) });
     const { rows } = await pool.query(
-      "SELECT outcome, raw, received_by FROM carrier_receipts WHERE carrier_id = $1 ORDER BY id",
+      "SELECT id::text, outcome, raw, received_by FROM carrier_receipts WHERE carrier_id = $1 ORDER BY id",
       [carrier],
     );
     expect(rows).toEqual([
-      { outcome: "applied", raw: null, received_by: "dlr-host:42" },
-      { outcome: "unmatched", raw: { stat: "DELIVRD", err: "000" }, received_by: "dlr-host:42" },
+      {
+        id: unmatched.receiptId,
+        outcome: "unmatched",
+        raw: { stat: "DELIVRD", err: "000" },
+        received_by: "dlr-host:42",
+      },
     ]);
   });
 });

@@ -42,8 +42,9 @@ describe("POST /v1/carriers/{carrierId}/receipts", () => {
     });
     expect(response.status).toBe(202);
     expect(response.headers.get("x-request-id")).toMatch(/^req_/);
+    // Applied at once, it is its segment's columns and no row (docs/decisions.md#applied-receipts).
     expect(await response.json()).toEqual({
-      receipt_id: expect.any(String),
+      receipt_id: null,
       outcome: "applied",
       request_id: expect.stringMatching(/^req_/),
     });
@@ -51,8 +52,15 @@ describe("POST /v1/carriers/{carrierId}/receipts", () => {
       status: "delivered",
       outbox: ["message.delivered"],
     });
+    const segment = await h.pool.query(
+      "SELECT status, carrier_done_at FROM message_segments WHERE message_id = $1",
+      [messageId],
+    );
+    expect(segment.rows).toEqual([
+      { status: "delivered", carrier_done_at: new Date("2026-11-21T23:10:00Z") },
+    ]);
     // Posted again, it changes nothing (a duplicate reads unmatched until the sweep calls it
-    // ignored): that row keeps what was received, for support; the applied one's facts are its columns.
+    // ignored): that one is a row, with what was received, for support.
     const again = await post({
       message_id: carrierMessageId,
       stat: "DELIVRD",
@@ -65,7 +73,6 @@ describe("POST /v1/carriers/{carrierId}/receipts", () => {
       [carrierMessageId],
     );
     expect(rows).toEqual([
-      { outcome: "applied", raw: null },
       {
         outcome: "unmatched",
         raw: {
@@ -109,7 +116,7 @@ describe("POST /v1/carriers/{carrierId}/receipts", () => {
     const outcomes = (await readReceipts(h.pool, h.carrier.id))
       .filter((r) => r.carrierMessageId === carrierMessageId)
       .map((r) => r.outcome);
-    expect(outcomes).toEqual(["applied", "ignored"]);
+    expect(outcomes).toEqual(["ignored"]);
   });
 
   it.each([

@@ -26,10 +26,12 @@ describe("receipts over the receiver bind", () => {
     expect(message).toMatchObject({ status, errorCode, outbox: [`message.${status}`] });
     expect(message.history).toEqual(["queued", "sent", status]);
     if (errorCode) expect(message.errorMessage).toMatch(/carrier error 00[123]/);
+    // Applied, it is its segment's columns, not a carrier_receipts row (docs/decisions.md#applied-receipts).
+    expect(message.segments).toEqual([{ seq: 1, status, errorCode, doneAt: expect.any(Date) }]);
     const receipts = (await readReceipts(h.pool, h.carrier.id)).filter(
       (r) => r.carrierMessageId === carrierMessageId,
     );
-    expect(receipts).toEqual([expect.objectContaining({ outcome: "applied", messageId, seq: 1 })]);
+    expect(receipts).toEqual([]);
   });
 
   it("applies a receipt sent before the submit response once the dispatcher records the id", async () => {
@@ -70,8 +72,9 @@ describe("receipts over the receiver bind", () => {
     const outcomes = (await readReceipts(h.pool, h.carrier.id))
       .filter((r) => r.carrierMessageId === carrierMessageId)
       .map((r) => r.outcome);
-    // The second finds its segment final: unmatched until the sweep calls it a duplicate.
-    expect(outcomes.sort()).toEqual(["applied", "unmatched"]);
+    // The first applied (its segment's columns); the second finds its segment final: a row,
+    // unmatched until the sweep calls it a duplicate.
+    expect(outcomes).toEqual(["unmatched"]);
   });
 
   it("answers non-OK while the database is down, and applies the carrier's redelivery once it is back", async () => {
@@ -103,10 +106,9 @@ describe("receipts over the receiver bind", () => {
       await waitFor(() => h.simulator.findMessage(carrierMessageId)?.receiptsSent === 1, {
         what: "the receipt acknowledged",
       });
-      const receipts = (await readReceipts(h.pool, h.carrier.id)).filter(
-        (r) => r.carrierMessageId === carrierMessageId,
-      );
-      expect(receipts).toEqual([expect.objectContaining({ outcome: "applied", messageId })]);
+      expect((await readMessage(h.pool, messageId)).segments).toEqual([
+        { seq: 1, status: "delivered", errorCode: null, doneAt: expect.any(Date) },
+      ]);
     } finally {
       await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
       await admin.end();
