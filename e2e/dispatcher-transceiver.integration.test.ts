@@ -30,13 +30,14 @@ afterAll(async () => {
 const scrape = async () => (await fetch(`http://127.0.0.1:${w.dispatcher.port}/metrics`)).text();
 
 /**
- * Writes to message_segments in this test's database that wait for a lock on the table: an applied
- * receipt's record is its segment (docs/decisions.md#applied-receipts).
+ * Writes to message_segments or carrier_receipts in this test's database that wait for a lock on
+ * the table: a receipt that applies at once writes its segment (docs/decisions.md#applied-receipts),
+ * one that came before its submit's record a carrier_receipts row.
  */
-async function segmentWritesWaiting(): Promise<number> {
+async function receiptWritesWaiting(): Promise<number> {
   const { rows } = await w.db.pool.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_locks
-      WHERE relation = 'message_segments'::regclass AND NOT granted
+      WHERE relation IN ('message_segments'::regclass, 'carrier_receipts'::regclass) AND NOT granted
         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
   );
   return rows[0]!.n;
@@ -120,22 +121,22 @@ describe("a transceiver-only carrier", () => {
 
   it("acknowledges a receipt only once it is stored: a blocked store leaves it unacknowledged, and nothing is lost", async () => {
     const receiptsBefore = w.simulator.stats().receipts;
-    // The receipt comes a while after the submit's record, so it finds its segment and applies at once.
-    w.simulator.update({ receiptDelayMs: 1500 });
+    // The receipt comes a while after the submit's record: the blocker below can be in place first.
+    w.simulator.update({ receiptDelayMs: 2000 });
     const blocker: pg.PoolClient = await w.db.pool.connect();
     let messageId: string | undefined;
     try {
       messageId = (await w.send("+14155552222", "held receipt")).id;
       expect(await w.waitForStatus(messageId, ["sent"])).toBe("sent");
-      // Holds every write to message_segments (reads go on) until the test commits.
+      // Holds every write that stores a receipt (reads go on) until the test commits.
       await blocker.query("BEGIN");
-      await blocker.query("LOCK TABLE message_segments IN EXCLUSIVE MODE");
+      await blocker.query("LOCK TABLE message_segments, carrier_receipts IN EXCLUSIVE MODE");
       // The receipt went out on a transceiver bind...
       await waitFor(() => w.simulator.stats().receipts.sent > receiptsBefore.sent, {
         what: "the receipt's deliver_sm",
       });
       // ...the dispatcher's write of it waits on the lock...
-      await waitFor(async () => (await segmentWritesWaiting()) > 0, {
+      await waitFor(async () => (await receiptWritesWaiting()) > 0, {
         what: "the receipt's write waiting on the lock",
       });
       // ...and it stays unacknowledged while it cannot be stored (an ack sent before the write
