@@ -114,4 +114,39 @@ describe("DispatchOutbox (real PostgreSQL, Redis and BullMQ)", () => {
       await producer.close();
     }
   });
+
+  it("hands off high messages in a lane of their own, without the others' linger", async () => {
+    const producer = createDispatchProducer({ connection, prefix: world.redisPrefix });
+    const outbox = new DispatchOutbox(pool, producer, createLogger("test", "error"), {
+      lingerMs: 400,
+      highLingerMs: 5,
+    });
+    const calls: { priorities: string[]; afterMs: number }[] = [];
+    const enqueue = producer.enqueue.bind(producer);
+    const started = Date.now();
+    jest.spyOn(producer, "enqueue").mockImplementation(async (entries, options) => {
+      calls.push({ priorities: entries.map((e) => e.priority), afterMs: Date.now() - started });
+      await enqueue(entries, options);
+    });
+    const entry = (priority: "high" | "normal" | "bulk") => ({
+      messageId: newId("msg"),
+      accountId: "acc_lanes",
+      priority,
+    });
+    try {
+      outbox.handOff([entry("normal"), entry("high"), entry("bulk"), entry("high")]);
+      await outbox.settle();
+      expect(calls.map((call) => call.priorities)).toEqual([
+        ["high", "high"],
+        ["normal", "bulk"],
+      ]);
+      // A high message does not wait for the normal and bulk ones' linger.
+      expect(calls[0]!.afterMs).toBeLessThan(200);
+      expect(calls[1]!.afterMs).toBeGreaterThanOrEqual(398);
+    } finally {
+      jest.restoreAllMocks();
+      await outbox.stop();
+      await producer.close();
+    }
+  });
 });
