@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { Batcher } from "@sms/db";
+import { Batcher, PIPELINE_WRITE_LINGER_MS } from "@sms/db";
 import type { Logger } from "@sms/logger";
 import { CommandStatus, EsmClass, parseReceipt, parseReceiptDate, type DeliverSm } from "@sms/smpp";
 import { applyReceipts, type ReceiptInput, type ReceiptResult } from "./apply-receipt";
@@ -56,6 +56,7 @@ export function createDeliverSmHandler(deps: DeliverSmDeps): DeliverSmHandler {
   const batch = new Batcher<ReceiptInput, ReceiptResult>((inputs) => applyReceipts(pool, inputs), {
     maxBatch: 200,
     maxConcurrent: 2,
+    lingerMs: PIPELINE_WRITE_LINGER_MS,
   });
   const count = (kind: string, carrierId: string) => metrics.deliverSm.inc({ kind, carrier_id: carrierId });
   const inbound = deps.inbound ?? createInboundIntake(pool, deps.onInbound);

@@ -4,6 +4,15 @@
  * flushes) per tick instead of one each. `flushItems` returns one result per item, in
  * order; each add() resolves with its own, or rejects with its flush's error.
  */
+/**
+ * The linger of the pipeline's group commits (the dispatcher's marks and submit records, the
+ * receipts): 5 ms gathers a statement of many where flushing as soon as a slot was free sent many
+ * small ones, each planned (docs/decisions.md#partitions) and each taking its advisory locks: about
+ * 8 % less CPU per message in bench:e2e (docs/benchmarks.md#write-linger). The customer's answer
+ * waits for none of them.
+ */
+export const PIPELINE_WRITE_LINGER_MS = 5;
+
 export class Batcher<T, R = void> {
   private queue: Array<{ item: T; resolve: (result: R) => void; reject: (error: unknown) => void }> = [];
   private inFlight = 0;

@@ -69,7 +69,7 @@ export function createDatabase(
     },
   };
 }
-export { Batcher } from "./batcher";
+export { Batcher, PIPELINE_WRITE_LINGER_MS } from "./batcher";
 export { inTransaction, retryOnDeadlock, type Queryable } from "./transaction";
 
 export { listenForNotifications, type NotificationOptions } from "./notifications";

@@ -20,7 +20,7 @@ import {
   startHealthServer,
   startLoop,
 } from "@sms/service-runtime";
-import { Batcher } from "@sms/db";
+import { Batcher, PIPELINE_WRITE_LINGER_MS } from "@sms/db";
 import { CarrierHealthStore } from "@sms/carrier-health";
 import { CarrierPool } from "./carrier-pool";
 import { CarrierHealth } from "./carrier-health";
@@ -130,10 +130,12 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     marks: new Batcher((marks) => markSubmitting(database.pool, marks, INSTANCE_NAME), {
       maxBatch: 500,
       maxConcurrent: 2,
+      lingerMs: PIPELINE_WRITE_LINGER_MS,
     }),
     records: new Batcher((records) => recordSubmitted(database.pool, records), {
       maxBatch: 500,
       maxConcurrent: 2,
+      lingerMs: PIPELINE_WRITE_LINGER_MS,
     }),
   };
   const concurrency: Record<Priority, number> = {
