@@ -75,7 +75,8 @@ describe("GroupCommitter (real PostgreSQL)", () => {
   }
 
   it("charges a covered flush in one statement: running balances, history, outbox and SMPP records", async () => {
-    const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1 });
+    // No linger: the first flush starts at once (the linger has a test of its own).
+    const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1, lingerMs: 0 });
     const [a, b] = [await account(100), await account(50)];
     const items = [
       { accountId: a, messages: [message(a), message(a, "x".repeat(200))] }, // 1 + 2 segments
@@ -147,6 +148,33 @@ describe("GroupCommitter (real PostgreSQL)", () => {
     ]);
   });
 
+  it("waits its linger when idle, so the acceptances arriving meanwhile share one statement", async () => {
+    const committer = new GroupCommitter(pool, { lingerMs: 60 });
+    const a = await account(100);
+    const statements: string[] = [];
+    const clientQuery = pg.Client.prototype.query;
+    const spy = jest.spyOn(pg.Client.prototype, "query").mockImplementation(function (
+      this: pg.Client,
+      ...args: never[]
+    ) {
+      const config = args[0] as unknown as string | { name?: string; text?: string };
+      statements.push(typeof config === "string" ? config : (config.name ?? config.text ?? "?"));
+      return (clientQuery as (...a: never[]) => unknown).apply(this, args);
+    } as never);
+    try {
+      const started = Date.now();
+      const first = committer.commit({ accountId: a, messages: [message(a)] });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const second = committer.commit({ accountId: a, messages: [message(a)] });
+      await Promise.all([first, second]);
+      // setTimeout may fire a millisecond before Date.now() says the time is up.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(58);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(statements).toEqual(["acceptance-write-if-covered"]);
+    expect(await ledgerOf(a)).toEqual([{ delta: -2, after: 98, id: null, count: 2 }]);
+  });
   it("queues a message.queued event marked by its class: high ahead of the backlog, bulk behind the rest", async () => {
     const committer = new GroupCommitter(pool);
     const id = await account(10);

@@ -27,6 +27,12 @@ export interface GroupCommitterOptions {
   maxMessagesPerFlush?: number;
   /** Transactions in flight at once. @defaultValue 2 */
   maxConcurrentFlushes?: number;
+  /**
+   * How long an idle committer waits, ms, before its flush, for the requests arriving meanwhile
+   * (docs/benchmarks.md#acceptance-linger). A flush that starts while another is in flight does
+   * not wait. @defaultValue 2
+   */
+  lingerMs?: number;
   /** Called after each commit with the messages that became queued. */
   onQueued?: (messages: DispatchEntry[]) => void;
 }
@@ -60,6 +66,8 @@ export class GroupCommitter {
   private inFlight = 0;
   private readonly maxMessages: number;
   private readonly maxFlushes: number;
+  private readonly lingerMs: number;
+  private lingering: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -67,6 +75,7 @@ export class GroupCommitter {
   ) {
     this.maxMessages = options.maxMessagesPerFlush ?? 5000;
     this.maxFlushes = options.maxConcurrentFlushes ?? 2;
+    this.lingerMs = options.lingerMs ?? 2;
   }
 
   /** Resolves once the item is durably committed; rejects with INSUFFICIENT_CREDITS or the database error. */
@@ -78,6 +87,19 @@ export class GroupCommitter {
   }
 
   private schedule(): void {
+    if (this.lingering || this.queue.length === 0) return;
+    if (this.inFlight === 0 && this.lingerMs > 0) {
+      // Not unref'd: a process must not exit with acceptances still waiting to be written.
+      this.lingering = setTimeout(() => {
+        this.lingering = null;
+        this.startFlushes();
+      }, this.lingerMs);
+      return;
+    }
+    this.startFlushes();
+  }
+
+  private startFlushes(): void {
     while (this.inFlight < this.maxFlushes && this.queue.length > 0) {
       const taken: Pending[] = [];
       let count = 0;
