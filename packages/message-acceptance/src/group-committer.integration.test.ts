@@ -74,17 +74,9 @@ describe("GroupCommitter (real PostgreSQL)", () => {
     return Object.fromEntries(rows.map((row) => [row.status, row.n]));
   }
 
-  it("charges a covered flush in one statement: running balances, history, outbox and SMPP records", async () => {
-    // No linger: the first flush starts at once (the linger has a test of its own).
-    const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1, lingerMs: 0 });
-    const [a, b] = [await account(100), await account(50)];
-    const items = [
-      { accountId: a, messages: [message(a), message(a, "x".repeat(200))] }, // 1 + 2 segments
-      { accountId: b, messages: [message(b)] },
-      { accountId: a, messages: [message(a)] },
-    ];
+  /** Every statement any connection of the pool sends, by name (or text) until spy.mockRestore(). */
+  function recordStatements() {
     const statements: string[] = [];
-    // Every statement any connection of the pool sends.
     const clientQuery = pg.Client.prototype.query;
     const spy = jest.spyOn(pg.Client.prototype, "query").mockImplementation(function (
       this: pg.Client,
@@ -94,6 +86,19 @@ describe("GroupCommitter (real PostgreSQL)", () => {
       statements.push(typeof config === "string" ? config : (config.name ?? config.text ?? "?"));
       return (clientQuery as (...a: never[]) => unknown).apply(this, args);
     } as never);
+    return { statements, spy };
+  }
+
+  it("charges a covered flush in one statement: running balances, history, outbox and SMPP records", async () => {
+    // No linger: the first flush starts at once (the linger has a test of its own).
+    const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1, lingerMs: 0 });
+    const [a, b] = [await account(100), await account(50)];
+    const items = [
+      { accountId: a, messages: [message(a), message(a, "x".repeat(200))] }, // 1 + 2 segments
+      { accountId: b, messages: [message(b)] },
+      { accountId: a, messages: [message(a)] },
+    ];
+    const { statements, spy } = recordStatements();
     try {
       // The first flush starts at once; the rest arrive while it runs and share the second one.
       const first = committer.commit({ accountId: b, messages: [message(b)] });
@@ -151,16 +156,7 @@ describe("GroupCommitter (real PostgreSQL)", () => {
   it("waits its linger when idle, so the acceptances arriving meanwhile share one statement", async () => {
     const committer = new GroupCommitter(pool, { lingerMs: 60 });
     const a = await account(100);
-    const statements: string[] = [];
-    const clientQuery = pg.Client.prototype.query;
-    const spy = jest.spyOn(pg.Client.prototype, "query").mockImplementation(function (
-      this: pg.Client,
-      ...args: never[]
-    ) {
-      const config = args[0] as unknown as string | { name?: string; text?: string };
-      statements.push(typeof config === "string" ? config : (config.name ?? config.text ?? "?"));
-      return (clientQuery as (...a: never[]) => unknown).apply(this, args);
-    } as never);
+    const { statements, spy } = recordStatements();
     try {
       const started = Date.now();
       const first = committer.commit({ accountId: a, messages: [message(a)] });
@@ -175,6 +171,7 @@ describe("GroupCommitter (real PostgreSQL)", () => {
     expect(statements).toEqual(["acceptance-write-if-covered"]);
     expect(await ledgerOf(a)).toEqual([{ delta: -2, after: 98, id: null, count: 2 }]);
   });
+
   it("queues a message.queued event marked by its class: high ahead of the backlog, bulk behind the rest", async () => {
     const committer = new GroupCommitter(pool);
     const id = await account(10);
