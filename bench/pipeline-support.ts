@@ -5,6 +5,7 @@ import { readdir, readFile, readlink } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type pg from "pg";
+import { sampleValue } from "@sms/metrics";
 
 export interface WebhookReceiver {
   port: number;
@@ -146,11 +147,7 @@ export async function receiptsByReplica(metricsUrls: Map<string, string>): Promi
   const counts: Array<[string, number]> = [];
   for (const [label, url] of metricsUrls) {
     const text = await (await fetch(url)).text();
-    const stored = text
-      .split("\n")
-      .filter((line) => line.startsWith("sms_dlr_receipts_total{"))
-      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
-    counts.push([label, stored]);
+    counts.push([label, sampleValue(text, "sms_dlr_receipts_total") ?? 0]);
   }
   return counts;
 }

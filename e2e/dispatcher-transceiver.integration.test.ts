@@ -15,11 +15,13 @@ import { startDispatchWorld, type DispatchWorld } from "@sms/dispatcher/test/har
  */
 let w: DispatchWorld;
 const THIS_PROCESS = `${os.hostname()}:${process.pid}`;
+/** The simulator's receipt delay, but in the test that needs the receipt late. */
+const RECEIPT_DELAY_MS = 20;
 
 beforeAll(async () => {
   w = await startDispatchWorld({
     carriers: [{ id: "trx", transceiverBinds: 2 }],
-    simulatorSettings: { bindTypes: ["transceiver"], settings: { receiptDelayMs: 20 } },
+    simulatorSettings: { bindTypes: ["transceiver"], settings: { receiptDelayMs: RECEIPT_DELAY_MS } },
   });
 });
 
@@ -152,7 +154,7 @@ describe("a transceiver-only carrier", () => {
     } finally {
       await blocker.query("COMMIT").catch(() => undefined);
       blocker.release();
-      w.simulator.update({ receiptDelayMs: 20 });
+      w.simulator.update({ receiptDelayMs: RECEIPT_DELAY_MS });
     }
     expect(await w.waitForStatus(messageId!, ["delivered", "failed"])).toBe("delivered");
     await waitFor(() => w.simulator.stats().receipts.acknowledged > receiptsBefore.acknowledged, {

@@ -71,8 +71,9 @@ export type { ReceiptOutcome };
  * with the same locks and rules as applyReceipt, set-based: every receipt key of the
  * batch is taken first, in sorted order (as the dispatcher takes its own); then one
  * statement per step for the whole batch (resolveReceipts), and one insert of the receipts
- * that did not apply (an applied one is its segment's columns: no row). Message rows are locked in id order, as every batch locks them.
- * A deadlock all the same (PostgreSQL aborts one side) is retried. All or nothing.
+ * that did not apply (an applied one is its segment's columns: no row). Message rows are
+ * locked in id order, as every batch locks them. A deadlock all the same (PostgreSQL aborts
+ * one side) is retried. All or nothing.
  */
 export async function applyReceipts(
   pool: pg.Pool,
@@ -108,12 +109,9 @@ export async function applyReceipts(
       const kept = prepared.flatMap((p, i) =>
         resolutions[i]!.outcome === "applied" ? [] : [{ ...p, index: i, resolution: resolutions[i]! }],
       );
-      const receiptIds: Array<string | null> = resolutions.map(() => null);
-      if (kept.length > 0) {
-        const ids = await insertReceipts(client, kept);
-        kept.forEach((k, i) => (receiptIds[k.index] = ids[i]!));
-      }
-      return resolutions.map((resolution, i) => ({ ...resolution, receiptId: receiptIds[i]! }));
+      const ids = kept.length > 0 ? await insertReceipts(client, kept) : [];
+      const idOf = new Map(kept.map((k, i) => [k.index, ids[i]!]));
+      return resolutions.map((resolution, i) => ({ ...resolution, receiptId: idOf.get(i) ?? null }));
     }),
   );
 }

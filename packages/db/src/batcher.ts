@@ -1,10 +1,4 @@
 /**
- * Group commit for worker writes: items added while a flush runs are written together
- * by the next one, so hundreds of concurrent jobs cost a few transactions (and WAL
- * flushes) per tick instead of one each. `flushItems` returns one result per item, in
- * order; each add() resolves with its own, or rejects with its flush's error.
- */
-/**
  * The linger of the pipeline's group commits (the dispatcher's marks and submit records, the
  * receipts): 5 ms gathers a statement of many where flushing as soon as a slot was free sent many
  * small ones, each planned (docs/decisions.md#partitions) and each taking its advisory locks: 4 to
@@ -13,6 +7,12 @@
  */
 export const PIPELINE_WRITE_LINGER_MS = 5;
 
+/**
+ * Group commit for worker writes: items added while a flush runs are written together
+ * by the next one, so hundreds of concurrent jobs cost a few transactions (and WAL
+ * flushes) per tick instead of one each. `flushItems` returns one result per item, in
+ * order; each add() resolves with its own, or rejects with its flush's error.
+ */
 export class Batcher<T, R = void> {
   private queue: Array<{ item: T; resolve: (result: R) => void; reject: (error: unknown) => void }> = [];
   private inFlight = 0;

@@ -142,8 +142,8 @@ WITH charged AS (
 // account's total charge; an account is charged only if its balance covers ALL of its
 // messages here. Accounts left out (short of credits, not active) are in no row of the
 // result and write nothing: their items are decided one by one by the transaction path.
-// The row lock re-reads the newest committed balance after waiting for it; ORDER BY id locks rows in one order, so flushes never deadlock. NO KEY
-// UPDATE, not UPDATE: the foreign-key checks of every other service's inserts referencing
+// The row lock re-reads the newest committed balance after waiting for it; ORDER BY id locks
+// rows in one order, so flushes never deadlock. NO KEY UPDATE, not UPDATE: the foreign-key checks of every other service's inserts referencing
 // the account (KEY SHARE) neither wait for an acceptance nor make it wait.
 const WRITE_IF_COVERED = `
 WITH need AS (

@@ -40,6 +40,9 @@ export interface RunningDispatcher {
   stop(): Promise<void>;
 }
 
+/** The group commits of segment marks and of submit records (docs/decisions.md#delivery-pipeline). */
+const SEGMENT_WRITES = { maxBatch: 500, maxConcurrent: 2, lingerMs: PIPELINE_WRITE_LINGER_MS };
+
 /** Starts the dispatch workers (one per class) with their carrier binds and health port. */
 export async function startDispatcher(config: DispatcherConfig, logger: Logger): Promise<RunningDispatcher> {
   const database = createDatabase(config.DATABASE_URL, {
@@ -127,16 +130,8 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     claimTtlMs: config.DISPATCH_CLAIM_TTL_MS,
     maxAttempts: config.DISPATCH_MAX_ATTEMPTS,
     retryBaseMs: config.DISPATCH_RETRY_BASE_MS,
-    marks: new Batcher((marks) => markSubmitting(database.pool, marks, INSTANCE_NAME), {
-      maxBatch: 500,
-      maxConcurrent: 2,
-      lingerMs: PIPELINE_WRITE_LINGER_MS,
-    }),
-    records: new Batcher((records) => recordSubmitted(database.pool, records), {
-      maxBatch: 500,
-      maxConcurrent: 2,
-      lingerMs: PIPELINE_WRITE_LINGER_MS,
-    }),
+    marks: new Batcher((marks) => markSubmitting(database.pool, marks, INSTANCE_NAME), SEGMENT_WRITES),
+    records: new Batcher((records) => recordSubmitted(database.pool, records), SEGMENT_WRITES),
   };
   const concurrency: Record<Priority, number> = {
     high: config.DISPATCH_CONCURRENCY_HIGH,
