@@ -67,12 +67,14 @@ export class MessageAcceptor {
   ): Promise<PreparedMessage> {
     assertSenderAuthorized(account, draft.senderId);
     const message = prepareMessage(account, draft, { source, batchId: null, now: new Date() }, this.options);
-    await this.suppressions?.assertNotSuppressed(account.id, message.to, "to");
+    // The suppression list is checked in the commit's own statement: a lookup before it was a
+    // round trip of its own on every send (docs/decisions.md#opt-out). A refusal gives the quota back.
     await this.charged(account, 1, () =>
       this.committer.commit({
         accountId: account.id,
         messages: [message],
         ...(smppSubmit ? { smppSubmit: { ...smppSubmit, messageId: message.id } } : {}),
+        ...(this.suppressions ? { optOutField: "to" } : {}),
       }),
     );
     return message;

@@ -265,6 +265,119 @@ describe("GroupCommitter (real PostgreSQL)", () => {
     }
   });
 
+  describe("an item checked against its account's suppression list in the flush (optOutField)", () => {
+    const optedOutNumber = "+14155550177";
+
+    async function suppress(accountId: string, number = optedOutNumber) {
+      await pool.query("INSERT INTO suppressions (account_id, number, source) VALUES ($1, $2, 'api')", [
+        accountId,
+        number,
+      ]);
+    }
+
+    function to(accountId: string, number: string): PreparedMessage {
+      return prepareMessage(
+        { id: accountId, senderIds: new Set(["ACME"]) },
+        { to: number, message: "hello", senderId: "ACME" },
+        { source: "api", batchId: null, now: new Date() },
+        OPTIONS,
+      );
+    }
+
+    const storedOf = async (ids: string[]) =>
+      (await pool.query<{ id: string }>("SELECT id FROM messages WHERE id = ANY($1::text[])", [ids])).rows
+        .map((row) => row.id)
+        .sort();
+
+    it("refuses the suppressed one in the covered statement, writing and charging it nowhere, and keeps the rest", async () => {
+      const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1, lingerMs: 20 });
+      const [a, b] = [await account(10), await account(10)];
+      await suppress(a);
+      // b has the same number unsuppressed: a list is one account's, never global.
+      const items = [
+        to(a, "+14155550100"),
+        to(a, optedOutNumber),
+        to(b, optedOutNumber),
+        to(a, optedOutNumber),
+      ];
+      const { statements, spy } = recordStatements();
+      let outcomes: PromiseSettledResult<void>[];
+      try {
+        outcomes = await Promise.allSettled(
+          items.map((m, i) =>
+            committer.commit({
+              accountId: m.accountId,
+              messages: [m],
+              optOutField: i === 3 ? "phone" : "to",
+            }),
+          ),
+        );
+      } finally {
+        spy.mockRestore();
+      }
+      expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled", "rejected"]);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({
+        code: "RECIPIENT_OPTED_OUT",
+        field: "to",
+      });
+      expect((outcomes[3] as PromiseRejectedResult).reason).toMatchObject({ field: "phone" });
+      // One statement for the four: no lookup of its own before the flush.
+      expect(statements).toEqual(["acceptance-write-if-covered"]);
+      expect(await storedOf(items.map((m) => m.id))).toEqual([items[0]!.id, items[2]!.id].sort());
+      expect([await balanceOf(a), await balanceOf(b)]).toEqual([9, 9]);
+      expect(await ledgerOf(a)).toEqual([{ delta: -1, after: 9, id: items[0]!.id, count: 1 }]);
+      expect(await countedOf(a)).toEqual({ queued: 1 });
+    });
+
+    it("refuses an account's only item when suppressed, leaving its balance and ledger untouched", async () => {
+      const committer = new GroupCommitter(pool, { lingerMs: 0 });
+      const a = await account(5);
+      await suppress(a);
+      const m = to(a, optedOutNumber);
+      await expect(
+        committer.commit({ accountId: a, messages: [m], optOutField: "to" }),
+      ).rejects.toMatchObject({
+        code: "RECIPIENT_OPTED_OUT",
+      });
+      expect(await storedOf([m.id])).toEqual([]);
+      expect(await balanceOf(a)).toBe(5);
+      expect(await ledgerOf(a)).toEqual([]);
+    });
+
+    it("refuses it as opted out, not short of credits, when the balance does not cover the flush", async () => {
+      const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1, lingerMs: 20 });
+      const a = await account(1);
+      await suppress(a);
+      const items = [to(a, optedOutNumber), to(a, "+14155550100"), to(a, "+14155550101")];
+      const outcomes = await Promise.allSettled(
+        items.map((m) => committer.commit({ accountId: a, messages: [m], optOutField: "to" })),
+      );
+      // Decided one by one in a transaction: the opted-out one first, then the credits in order.
+      expect(
+        outcomes.map((o) => (o.status === "rejected" ? (o.reason as { code: string }).code : "ok")),
+      ).toEqual(["RECIPIENT_OPTED_OUT", "ok", "INSUFFICIENT_CREDITS"]);
+      expect(await storedOf(items.map((m) => m.id))).toEqual([items[1]!.id]);
+      expect(await balanceOf(a)).toBe(0);
+    });
+
+    it("does not check an item without it, and refuses the field on an item of several messages", async () => {
+      const committer = new GroupCommitter(pool, { lingerMs: 0 });
+      const a = await account(5);
+      await suppress(a);
+      const m = to(a, optedOutNumber);
+      // A batch's items were looked up before its commit (one lookup for the batch).
+      await committer.commit({ accountId: a, messages: [m] });
+      expect(await storedOf([m.id])).toEqual([m.id]);
+      await expect(
+        committer.commit({
+          accountId: a,
+          messages: [to(a, "+14155550100"), to(a, "+14155550101")],
+          optOutField: "to",
+        }),
+      ).rejects.toThrow(TypeError);
+    });
+  });
+
   it("retries a flush PostgreSQL aborted as a deadlock instead of refusing its acceptances", async () => {
     const id = await account(10);
     let aborted = 0;

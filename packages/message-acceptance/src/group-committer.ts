@@ -3,8 +3,10 @@ import { retryOnDeadlock } from "@sms/db";
 import type { DispatchEntry } from "@sms/queues";
 import { ApiError } from "@sms/errors";
 import type { PreparedMessage } from "./prepare";
+import { optedOut } from "./suppression-lookup";
 import {
   lockBalances,
+  suppressedMessages,
   writeDecided,
   writeIfCovered,
   type BatchRow,
@@ -20,6 +22,11 @@ export interface CommitItem {
   otp?: OtpRow;
   /** Written with the message, in the same statement: no accepted submit_sm without its record. */
   smppSubmit?: SmppSubmitRow;
+  /**
+   * Checks the item's one message against its account's suppression list in the flush itself,
+   * refusing it with RECIPIENT_OPTED_OUT naming this field (docs/decisions.md#opt-out).
+   */
+  optOutField?: string;
 }
 
 export interface GroupCommitterOptions {
@@ -80,6 +87,8 @@ export class GroupCommitter {
 
   /** Resolves once the item is durably committed; rejects with INSUFFICIENT_CREDITS or the database error. */
   commit(item: CommitItem): Promise<void> {
+    if (item.optOutField !== undefined && item.messages.length !== 1)
+      return Promise.reject(new TypeError("optOutField is for an item of one message"));
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       this.schedule();
@@ -123,12 +132,19 @@ export class GroupCommitter {
     if (direct.length > 0) {
       try {
         const rows = rowsOf(direct);
-        const charged = await retryOnDeadlock(() => writeIfCovered(this.pool, rows));
-        this.settle(
-          direct.filter((entry) => charged.has(entry.item.accountId)),
-          new Map(),
+        const { charged, suppressed } = await retryOnDeadlock(() =>
+          writeIfCovered(this.pool, rows, optOutChecked(direct)),
         );
-        decided = pending.filter((entry) => entry.item.otp || !charged.has(entry.item.accountId));
+        const refused = new Map<Pending, ApiError | null>();
+        for (const entry of direct)
+          if (isSuppressed(entry, suppressed)) refused.set(entry, optedOut(entry.item.optOutField!));
+        this.settle(
+          direct.filter((entry) => refused.has(entry) || charged.has(entry.item.accountId)),
+          refused,
+        );
+        decided = pending.filter(
+          (entry) => entry.item.otp || (!refused.has(entry) && !charged.has(entry.item.accountId)),
+        );
       } catch (error) {
         for (const entry of direct) entry.reject(error);
       }
@@ -155,10 +171,16 @@ export class GroupCommitter {
       client = await this.pool.connect();
       await client.query("BEGIN");
       const balances = await lockBalances(client, [...new Set(pending.map((p) => p.item.accountId))]);
+      const checked = pending.filter((entry) => entry.item.optOutField !== undefined);
+      const suppressed = await suppressedMessages(client, rowsOf(checked).messages);
       const changed = new Map<string, bigint>();
       const accepted: Pending[] = [];
       for (const entry of pending) {
         const { item } = entry;
+        if (isSuppressed(entry, suppressed)) {
+          outcomes.set(entry, optedOut(item.optOutField!));
+          continue;
+        }
         const balance = balances.get(item.accountId);
         const needed = BigInt(item.messages.reduce((sum, m) => sum + m.credits, 0));
         if (balance === undefined) {
@@ -208,6 +230,17 @@ export class GroupCommitter {
     }
     if (queued.length) this.options.onQueued?.(queued);
   }
+}
+
+/** The messages the flush checks against their accounts' suppression lists. */
+function optOutChecked(entries: Pending[]): Set<string> {
+  return new Set(
+    entries.flatMap((entry) => (entry.item.optOutField === undefined ? [] : [entry.item.messages[0]!.id])),
+  );
+}
+
+function isSuppressed(entry: Pending, suppressed: ReadonlySet<string>): boolean {
+  return entry.item.optOutField !== undefined && suppressed.has(entry.item.messages[0]!.id);
 }
 
 function rowsOf(entries: Pending[]) {

@@ -117,8 +117,7 @@ batches_in AS (
   SELECT s.message_id, m.account_id, s.message_id, s.registered_delivery, s.source_addr, s.destination_addr
   FROM unnest($39::text[], $40::smallint[], $41::text[], $42::text[])
     AS s(message_id, registered_delivery, source_addr, destination_addr) JOIN m ON m.id = s.message_id
-)
-SELECT id FROM charged`;
+)`;
 
 const MESSAGE_COLUMNS = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
     $8::text[], $9::int[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $27::text[],
@@ -135,7 +134,8 @@ WITH charged AS (
   RETURNING a.id, a.balance
 ), m AS (
   SELECT * FROM ${MESSAGE_COLUMNS}
-), ${WRITE_ROWS}`;
+), ${WRITE_ROWS}
+SELECT id FROM charged`;
 
 // Alone, in autocommit: lock, check, charge and write in one round trip and one transaction,
 // so an account's row is locked only for this statement and its commit. $25/$26 are each
@@ -145,19 +145,32 @@ WITH charged AS (
 // The row lock re-reads the newest committed balance after waiting for it; ORDER BY id locks
 // rows in one order, so flushes never deadlock. NO KEY UPDATE, not UPDATE: the foreign-key checks of every other service's inserts referencing
 // the account (KEY SHARE) neither wait for an acceptance nor make it wait.
+// A message marked in $43 (a single send's, docs/decisions.md#opt-out) is checked against its
+// account's suppression list here, one primary-key probe, instead of by a lookup of its own
+// before the flush: a suppressed one is written nowhere, charged nothing and comes back as a
+// `suppressed` row, whether or not its account's balance covered the rest.
 const WRITE_IF_COVERED = `
 WITH need AS (
   SELECT * FROM unnest($25::text[], $26::bigint[]) AS t(id, total)
+), suppressed AS MATERIALIZED (
+  SELECT t.id, t.account_id, t.credits
+  FROM unnest($1::text[], $2::text[], $5::text[], $10::int[], $43::bool[]) AS t(id, account_id, to_number, credits, checked)
+  WHERE t.checked AND EXISTS (SELECT 1 FROM suppressions AS s WHERE s.account_id = t.account_id AND s.number = t.to_number)
 ), locked AS MATERIALIZED (
   SELECT id, balance FROM accounts WHERE id = ANY($25::text[]) AND status = 'active' ORDER BY id FOR NO KEY UPDATE
 ), charged AS (
-  UPDATE accounts AS a SET balance = l.balance - n.total, updated_at = now()
+  UPDATE accounts AS a SET balance = l.balance - n.total + COALESCE(x.total, 0), updated_at = now()
   FROM locked AS l JOIN need AS n ON n.id = l.id
-  WHERE a.id = l.id AND l.balance >= n.total
+  LEFT JOIN (SELECT account_id, sum(credits) AS total FROM suppressed GROUP BY account_id) AS x ON x.account_id = l.id
+  WHERE a.id = l.id AND l.balance >= n.total - COALESCE(x.total, 0)
   RETURNING a.id, a.balance
 ), m AS (
   SELECT t.* FROM ${MESSAGE_COLUMNS} JOIN charged AS c ON c.id = t.account_id
-), ${WRITE_ROWS}`;
+  WHERE t.id NOT IN (SELECT id FROM suppressed)
+), ${WRITE_ROWS}
+SELECT id, false AS suppressed FROM charged
+UNION ALL
+SELECT id, true FROM suppressed`;
 
 /**
  * Writes a flush whose items were decided under lockBalances: batches, messages, history,
@@ -177,20 +190,56 @@ export async function writeDecided(
   });
 }
 
+/** What writeIfCovered did. */
+export interface CoveredWrite {
+  /** The accounts charged: every message of theirs not suppressed was written. */
+  charged: Set<string>;
+  /** The messages of `optOutChecked` whose number is on their account's suppression list: written nowhere. */
+  suppressed: Set<string>;
+}
+
 /**
  * Charges and writes, in one autocommit statement, the messages of each account whose balance
- * covers them all (OTPs never come this way: see otps_superseded). Returns the accounts charged;
- * nothing of the others was written.
+ * covers them all (OTPs never come this way: see otps_superseded), leaving out the messages of
+ * `optOutChecked` whose number is suppressed. Nothing of the accounts not charged was written.
  */
-export async function writeIfCovered(pool: pg.Pool, write: Omit<FlushWrite, "otps">): Promise<Set<string>> {
+export async function writeIfCovered(
+  pool: pg.Pool,
+  write: Omit<FlushWrite, "otps">,
+  optOutChecked: ReadonlySet<string> = new Set(),
+): Promise<CoveredWrite> {
   const totals = new Map<string, bigint>();
   for (const message of write.messages) {
     totals.set(message.accountId, (totals.get(message.accountId) ?? 0n) + BigInt(message.credits));
   }
-  const { rows } = await pool.query<{ id: string }>({
+  const { rows } = await pool.query<{ id: string; suppressed: boolean }>({
     name: "acceptance-write-if-covered",
     text: WRITE_IF_COVERED,
-    values: flushValues({ ...write, otps: [] }, [...totals.keys()], [...totals.values()]),
+    values: [
+      ...flushValues({ ...write, otps: [] }, [...totals.keys()], [...totals.values()]),
+      write.messages.map((m) => optOutChecked.has(m.id)),
+    ],
+  });
+  const result: CoveredWrite = { charged: new Set(), suppressed: new Set() };
+  for (const row of rows) (row.suppressed ? result.suppressed : result.charged).add(row.id);
+  return result;
+}
+
+// The same probe as WRITE_IF_COVERED's, for the items a transaction decides one by one.
+const SUPPRESSED_MESSAGES = `
+SELECT t.id FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, account_id, to_number)
+WHERE EXISTS (SELECT 1 FROM suppressions AS s WHERE s.account_id = t.account_id AND s.number = t.to_number)`;
+
+/** The messages whose number is on their account's suppression list. */
+export async function suppressedMessages(
+  client: pg.PoolClient,
+  messages: readonly PreparedMessage[],
+): Promise<Set<string>> {
+  if (messages.length === 0) return new Set();
+  const { rows } = await client.query<{ id: string }>({
+    name: "acceptance-suppressed-messages",
+    text: SUPPRESSED_MESSAGES,
+    values: [messages.map((m) => m.id), messages.map((m) => m.accountId), messages.map((m) => m.to)],
   });
   return new Set(rows.map((row) => row.id));
 }

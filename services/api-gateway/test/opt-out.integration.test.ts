@@ -83,6 +83,25 @@ describe("opt-out", () => {
     expect(await balanceOf(a)).toBe(balance - 1);
   });
 
+  it("gives the day's quota back for a send refused as opted out (checked when the send is stored)", async () => {
+    const c = await gw.createAccount({ credits: 10, dailyQuota: 1 });
+    await applyOptOutKeyword(gw.db.pool, {
+      accountId: c.accountId,
+      from: phone,
+      to: ourNumber,
+      text: "STOP",
+    });
+    const refused = await gw.request("POST", "/v1/sms/send", { key: c.key, body: sms(phone) });
+    expectError(refused, 422, "RECIPIENT_OPTED_OUT");
+    const sent = await gw.request("POST", "/v1/sms/send", { key: c.key, body: sms(other) });
+    expect(sent.status).toBe(202);
+    expectError(
+      await gw.request("POST", "/v1/sms/send", { key: c.key, body: sms(other) }),
+      429,
+      "QUOTA_EXCEEDED",
+    );
+  });
+
   it("shows the STOP in GET /v1/suppressions to its account only; another account sends to the number", async () => {
     const listed = await gw.request("GET", "/v1/suppressions", { key: a.key });
     expect(listed.body.data).toEqual([
