@@ -34,14 +34,15 @@ export async function acceptWithinTransaction(
     if (error instanceof ApiError) return { message: null, refusal: error.code };
     throw error;
   }
-  const balance = (await lockBalances(client, [account.id])).get(account.id);
-  if (balance === undefined) return { message: null, refusal: "ACCOUNT_NOT_ACTIVE" };
-  const after = balance - BigInt(message.credits);
+  const locked = (await lockBalances(client, [account.id])).get(account.id);
+  if (locked === undefined) return { message: null, refusal: "ACCOUNT_NOT_ACTIVE" };
+  const after = locked.balance - BigInt(message.credits);
   if (after < 0n) return { message: null, refusal: "INSUFFICIENT_CREDITS" };
+  // Not counted against the day's quota: the platform sends it, not the account.
   await writeDecided(
     client,
     { messages: [message], batches: [], otps: [], smppSubmits: [] },
-    new Map([[account.id, after]]),
+    new Map([[account.id, { balance: after, usedToday: null }]]),
   );
   return { message, refusal: null };
 }

@@ -1,5 +1,6 @@
 import { BULK_ITEMS_PER_TURN, MessageAcceptor } from "./acceptor";
 import type { GroupCommitter } from "./group-committer";
+import { secondsToUtcMidnight } from "./group-committer";
 
 const OPTIONS = { maxSegments: 10, creditsPerSegment: 1 };
 const ACCOUNT = { id: "acc_01HZZZZZZZZZZZZZZZZZZZZZZZ", senderIds: new Set(["ACME"]) };
@@ -34,5 +35,13 @@ describe("MessageAcceptor.acceptBulk", () => {
     // A turn between every two slices (the first turn counted is the second slice's): no slice
     // holds the loop for more than BULK_ITEMS_PER_TURN items. All in one go, this was 0.
     expect(turnsBeforeCommit).toBeGreaterThanOrEqual(items.length / BULK_ITEMS_PER_TURN - 2);
+  });
+});
+
+describe("secondsToUtcMidnight", () => {
+  it("counts whole seconds to the next 00:00 UTC, at least 1", () => {
+    expect(secondsToUtcMidnight(Date.UTC(2026, 10, 28, 23, 59, 59, 500))).toBe(1);
+    expect(secondsToUtcMidnight(Date.UTC(2026, 10, 28, 0, 0, 0))).toBe(86_400);
+    expect(secondsToUtcMidnight(Date.UTC(2026, 11, 31, 12, 0, 0, 1))).toBe(43_200);
   });
 });

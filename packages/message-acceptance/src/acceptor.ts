@@ -68,15 +68,13 @@ export class MessageAcceptor {
     assertSenderAuthorized(account, draft.senderId);
     const message = prepareMessage(account, draft, { source, batchId: null, now: new Date() }, this.options);
     // The suppression list is checked in the commit's own statement: a lookup before it was a
-    // round trip of its own on every send (docs/decisions.md#opt-out). A refusal gives the quota back.
-    await this.charged(account, 1, () =>
-      this.committer.commit({
-        accountId: account.id,
-        messages: [message],
-        ...(smppSubmit ? { smppSubmit: { ...smppSubmit, messageId: message.id } } : {}),
-        ...(this.suppressions ? { optOutField: "to" } : {}),
-      }),
-    );
+    // round trip of its own on every send (docs/decisions.md#opt-out).
+    await this.committer.commit({
+      accountId: account.id,
+      messages: [message],
+      ...(smppSubmit ? { smppSubmit: { ...smppSubmit, messageId: message.id } } : {}),
+      ...(this.suppressions ? { optOutField: "to" } : {}),
+    });
     return message;
   }
 
@@ -98,19 +96,17 @@ export class MessageAcceptor {
       { ...this.options, maxSegments: Math.min(limits.maxSegments ?? Infinity, this.options.maxSegments) },
     );
     await this.suppressions?.assertNotSuppressed(account.id, message.to, "phone");
-    await this.charged(account, 1, () =>
-      this.committer.commit({
+    await this.committer.commit({
+      accountId: account.id,
+      messages: [message],
+      otp: {
+        ...otp,
+        id: draft.otpId,
         accountId: account.id,
-        messages: [message],
-        otp: {
-          ...otp,
-          id: draft.otpId,
-          accountId: account.id,
-          messageId: message.id,
-          createdAt: message.createdAt,
-        },
-      }),
-    );
+        messageId: message.id,
+        createdAt: message.createdAt,
+      },
+    });
     return message;
   }
 
@@ -200,21 +196,19 @@ export class MessageAcceptor {
         { field: "messages", details },
       );
     }
-    await this.charged(account, prepared.length, () =>
-      this.committer.commit({
+    await this.committer.commit({
+      accountId: account.id,
+      messages: prepared.map((p) => p.message),
+      batch: {
+        id: batchId,
         accountId: account.id,
-        messages: prepared.map((p) => p.message),
-        batch: {
-          id: batchId,
-          accountId: account.id,
-          senderId: request.senderId,
-          total: request.items.length,
-          accepted: prepared.length,
-          rejected: errors.length,
-          createdAt: now,
-        },
-      }),
-    );
+        senderId: request.senderId,
+        total: request.items.length,
+        accepted: prepared.length,
+        rejected: errors.length,
+        createdAt: now,
+      },
+    });
     const accepted = prepared.map(({ index, message }): BulkItemResult => ({
       index,
       message_id: message.id,
@@ -224,34 +218,6 @@ export class MessageAcceptor {
       client_ref: message.clientRef ?? null,
     }));
     return { batchId, accepted, errors, createdAt: now };
-  }
-
-  /**
-   * Counts `messages` against the account's daily quota, then stores them; refused whole with
-   * QUOTA_EXCEEDED when they do not fit, refunded when storing fails. Counted here, where every
-   * source (REST, SMPP, OTP) accepts, so no spelling of a URL or PDU can skip it.
-   */
-  private async charged(account: AcceptingAccount, messages: number, store: () => Promise<void>) {
-    const quota = this.options.quota;
-    if (!quota || account.dailyQuota === undefined) return store();
-    const decision = await quota.check(
-      account.id,
-      { requestsPerSecond: 0, dailyQuota: account.dailyQuota },
-      { messages, requests: 0 },
-    );
-    if (!decision.allowed)
-      throw new ApiError(
-        "QUOTA_EXCEEDED",
-        `This would exceed the account's daily quota of ${account.dailyQuota} messages; it resets at 00:00 UTC.`,
-        { retryAfterSeconds: decision.retryAfterSeconds },
-      );
-    try {
-      await store();
-    } catch (error) {
-      // Best effort: a lost refund only makes the quota stricter, never looser.
-      quota.refund(account.id, messages, decision.quotaDay).catch(() => undefined);
-      throw error;
-    }
   }
 }
 

@@ -378,6 +378,90 @@ describe("GroupCommitter (real PostgreSQL)", () => {
     });
   });
 
+  describe("the day's quota, counted in the account's row by the statement that stores the messages", () => {
+    async function quotaOf(accountId: string) {
+      const { rows } = await pool.query<{ today: boolean; used: number }>(
+        "SELECT quota_day = (now() AT TIME ZONE 'UTC')::date AS today, quota_used AS used FROM accounts WHERE id = $1",
+        [accountId],
+      );
+      return rows[0]!;
+    }
+
+    async function quotaAccount(dailyQuota: number, usedToday = 0, day = "(now() AT TIME ZONE 'UTC')::date") {
+      const id = await account(100);
+      await pool.query(
+        `UPDATE accounts SET daily_quota = $2, quota_used = $3, quota_day = ${day} WHERE id = $1`,
+        [id, dailyQuota, usedToday],
+      );
+      return id;
+    }
+
+    it("counts a covered flush's messages in the same statement", async () => {
+      const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1, lingerMs: 20 });
+      const a = await quotaAccount(5, 1);
+      const { statements, spy } = recordStatements();
+      try {
+        await Promise.all([
+          committer.commit({ accountId: a, messages: [message(a)] }),
+          committer.commit({ accountId: a, messages: [message(a), message(a)] }),
+        ]);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(statements).toEqual(["acceptance-write-if-covered"]);
+      expect(await quotaOf(a)).toEqual({ today: true, used: 4 });
+      expect(await balanceOf(a)).toBe(97);
+    });
+
+    it("refuses whole the items that do not fit, in order, counting and charging nothing of them", async () => {
+      const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1, lingerMs: 20 });
+      const a = await quotaAccount(4, 2);
+      const items = [[message(a)], [message(a), message(a)], [message(a)]];
+      const outcomes = await Promise.allSettled(
+        items.map((messages) => committer.commit({ accountId: a, messages })),
+      );
+      expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      const refusal = (outcomes[1] as PromiseRejectedResult).reason as {
+        code: string;
+        retryAfterSeconds: number;
+      };
+      expect(refusal.code).toBe("QUOTA_EXCEEDED");
+      expect(refusal.options.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(refusal.options.retryAfterSeconds).toBeLessThanOrEqual(86_400);
+      expect(await quotaOf(a)).toEqual({ today: true, used: 4 });
+      expect(await balanceOf(a)).toBe(98);
+      await expect(committer.commit({ accountId: a, messages: [message(a)] })).rejects.toMatchObject({
+        code: "QUOTA_EXCEEDED",
+      });
+    });
+
+    it("starts each UTC day at none: a count of another day is not today's", async () => {
+      const committer = new GroupCommitter(pool, { lingerMs: 0 });
+      const a = await quotaAccount(2, 2, "(now() AT TIME ZONE 'UTC')::date - 1");
+      await committer.commit({ accountId: a, messages: [message(a), message(a)] });
+      expect(await quotaOf(a)).toEqual({ today: true, used: 2 });
+    });
+
+    it("does not count a send refused as opted out", async () => {
+      const committer = new GroupCommitter(pool, { maxConcurrentFlushes: 1, lingerMs: 20 });
+      const a = await quotaAccount(1);
+      await pool.query(
+        "INSERT INTO suppressions (account_id, number, source) VALUES ($1, '+14155550100', 'api')",
+        [a],
+      );
+      const [optedOut, kept] = [message(a), message(a)];
+      kept.to = "+14155550101";
+      const outcomes = await Promise.allSettled([
+        committer.commit({ accountId: a, messages: [optedOut], optOutField: "to" }),
+        committer.commit({ accountId: a, messages: [kept], optOutField: "to" }),
+      ]);
+      expect(
+        outcomes.map((o) => (o.status === "rejected" ? (o.reason as { code: string }).code : "ok")),
+      ).toEqual(["RECIPIENT_OPTED_OUT", "ok"]);
+      expect(await quotaOf(a)).toEqual({ today: true, used: 1 });
+    });
+  });
+
   it("retries a flush PostgreSQL aborted as a deadlock instead of refusing its acceptances", async () => {
     const id = await account(10);
     let aborted = 0;

@@ -7,6 +7,7 @@ import { optedOut } from "./suppression-lookup";
 import {
   lockBalances,
   suppressedMessages,
+  type LockedAccount,
   writeDecided,
   writeIfCovered,
   type BatchRow,
@@ -170,10 +171,10 @@ export class GroupCommitter {
     try {
       client = await this.pool.connect();
       await client.query("BEGIN");
-      const balances = await lockBalances(client, [...new Set(pending.map((p) => p.item.accountId))]);
+      const accounts = await lockBalances(client, [...new Set(pending.map((p) => p.item.accountId))]);
       const checked = pending.filter((entry) => entry.item.optOutField !== undefined);
       const suppressed = await suppressedMessages(client, rowsOf(checked).messages);
-      const changed = new Map<string, bigint>();
+      const changed = new Map<string, { balance: bigint; usedToday: number }>();
       const accepted: Pending[] = [];
       for (const entry of pending) {
         const { item } = entry;
@@ -181,25 +182,19 @@ export class GroupCommitter {
           outcomes.set(entry, optedOut(item.optOutField!));
           continue;
         }
-        const balance = balances.get(item.accountId);
-        const needed = BigInt(item.messages.reduce((sum, m) => sum + m.credits, 0));
-        if (balance === undefined) {
+        const account = accounts.get(item.accountId);
+        if (account === undefined) {
           outcomes.set(entry, new ApiError("FORBIDDEN", "The account is not active."));
           continue;
         }
-        if (balance < needed) {
-          outcomes.set(
-            entry,
-            new ApiError(
-              "INSUFFICIENT_CREDITS",
-              `This needs ${needed} credits and the balance is ${balance}; add credits and retry.`,
-            ),
-          );
+        const refusal = refusalOf(item, account);
+        if (refusal) {
+          outcomes.set(entry, refusal);
           continue;
         }
-        const running = balance - needed;
-        balances.set(item.accountId, running);
-        changed.set(item.accountId, running);
+        account.balance -= BigInt(creditsOf(item));
+        account.usedToday += item.messages.length;
+        changed.set(item.accountId, { balance: account.balance, usedToday: account.usedToday });
         accepted.push(entry);
         outcomes.set(entry, null);
       }
@@ -230,6 +225,34 @@ export class GroupCommitter {
     }
     if (queued.length) this.options.onQueued?.(queued);
   }
+}
+
+const creditsOf = (item: CommitItem) => item.messages.reduce((sum, m) => sum + m.credits, 0);
+
+/**
+ * Why an item cannot be accepted on what is left of its account: the day's quota first (an item
+ * that does not fit is refused whole and counts nothing), then the credits.
+ */
+function refusalOf(item: CommitItem, account: LockedAccount): ApiError | null {
+  if (account.usedToday + item.messages.length > account.dailyQuota)
+    return new ApiError(
+      "QUOTA_EXCEEDED",
+      `This would exceed the account's daily quota of ${account.dailyQuota} messages; it resets at 00:00 UTC.`,
+      { retryAfterSeconds: secondsToUtcMidnight(Date.now()) },
+    );
+  const needed = BigInt(creditsOf(item));
+  if (account.balance < needed)
+    return new ApiError(
+      "INSUFFICIENT_CREDITS",
+      `This needs ${needed} credits and the balance is ${account.balance}; add credits and retry.`,
+    );
+  return null;
+}
+
+/** Whole seconds from `now` (epoch ms) to the next 00:00 UTC, at least 1. */
+export function secondsToUtcMidnight(now: number): number {
+  const day = 86_400_000;
+  return Math.max(1, Math.ceil((Math.floor(now / day + 1) * day - now) / 1000));
 }
 
 /** The messages the flush checks against their accounts' suppression lists. */

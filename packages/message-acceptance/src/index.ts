@@ -27,7 +27,6 @@ export {
   type MessageDraft,
   type PreparedMessage,
   type PrepareOptions,
-  type QuotaCounter,
 } from "./prepare";
 
 export interface Acceptance {

@@ -13,17 +13,35 @@ export interface BatchRow {
   createdAt: Date;
 }
 
+/** An account's row as an acceptance locked it: what it may still be charged today. */
+export interface LockedAccount {
+  balance: bigint;
+  dailyQuota: number;
+  /** Messages accepted today (UTC) before this acceptance (docs/decisions.md#daily-quota). */
+  usedToday: number;
+}
+
+// What the account's row says of today (UTC): its count is today's only when quota_day is today.
+const USED_TODAY = `CASE WHEN quota_day = (now() AT TIME ZONE 'UTC')::date THEN quota_used ELSE 0 END`;
+
+/** Locks the active accounts' rows (FOR NO KEY UPDATE, in id order) and reads their balance and quota. */
 export async function lockBalances(
   client: pg.PoolClient,
   accountIds: string[],
-): Promise<Map<string, bigint>> {
+): Promise<Map<string, LockedAccount>> {
   // ORDER BY id: every flush locks rows in one order, so two flushes never deadlock.
-  const { rows } = await client.query<{ id: string; balance: string }>({
+  const { rows } = await client.query<{ id: string; balance: string; daily_quota: number; used: number }>({
     name: "acceptance-lock-balances",
-    text: "SELECT id, balance FROM accounts WHERE id = ANY($1::text[]) AND status = 'active' ORDER BY id FOR NO KEY UPDATE",
+    text: `SELECT id, balance, daily_quota, ${USED_TODAY} AS used FROM accounts
+           WHERE id = ANY($1::text[]) AND status = 'active' ORDER BY id FOR NO KEY UPDATE`,
     values: [accountIds],
   });
-  return new Map(rows.map((row) => [row.id, BigInt(row.balance)]));
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      { balance: BigInt(row.balance), dailyQuota: row.daily_quota, usedToday: row.used },
+    ]),
+  );
 }
 
 /** An OTP whose SMS is in the same acceptance: written, and older pending ones of its phone canceled, with it. */
@@ -127,10 +145,14 @@ const MESSAGE_COLUMNS = `unnest($1::text[], $2::text[], $3::text[], $4::text[], 
 
 // Inside a transaction that locked the balances (lockBalances) and decided each item:
 // $25/$26 each account's new balance.
+// $43 each account's count of today's messages after these, null where they are not counted
+// (a keyword auto-reply, which the platform sends).
 const WRITE_DECIDED = `
 WITH charged AS (
-  UPDATE accounts AS a SET balance = v.balance, updated_at = now()
-  FROM unnest($25::text[], $26::bigint[]) AS v(id, balance) WHERE a.id = v.id
+  UPDATE accounts AS a SET balance = v.balance, updated_at = now(),
+    quota_day = CASE WHEN v.used IS NULL THEN a.quota_day ELSE (now() AT TIME ZONE 'UTC')::date END,
+    quota_used = COALESCE(v.used, a.quota_used)
+  FROM unnest($25::text[], $26::bigint[], $43::int[]) AS v(id, balance, used) WHERE a.id = v.id
   RETURNING a.id, a.balance
 ), m AS (
   SELECT * FROM ${MESSAGE_COLUMNS}
@@ -138,9 +160,10 @@ WITH charged AS (
 SELECT id FROM charged`;
 
 // Alone, in autocommit: lock, check, charge and write in one round trip and one transaction,
-// so an account's row is locked only for this statement and its commit. $25/$26 are each
-// account's total charge; an account is charged only if its balance covers ALL of its
-// messages here. Accounts left out (short of credits, not active) are in no row of the
+// so an account's row is locked only for this statement and its commit. $25/$26/$44 are each
+// account's total charge and message count; an account is charged only if its balance covers
+// ALL of its messages here and its daily quota has room for all of them (counted in the same
+// row, docs/decisions.md#daily-quota). Accounts left out (short of credits, not active) are in no row of the
 // result and write nothing: their items are decided one by one by the transaction path.
 // The row lock re-reads the newest committed balance after waiting for it; ORDER BY id locks
 // rows in one order, so flushes never deadlock. NO KEY UPDATE, not UPDATE: the foreign-key checks of every other service's inserts referencing
@@ -150,19 +173,23 @@ SELECT id FROM charged`;
 // before the flush: a suppressed one is written nowhere, charged nothing and comes back as a
 // `suppressed` row, whether or not its account's balance covered the rest.
 const WRITE_IF_COVERED = `
-WITH need AS (
-  SELECT * FROM unnest($25::text[], $26::bigint[]) AS t(id, total)
-), suppressed AS MATERIALIZED (
+WITH suppressed AS MATERIALIZED (
   SELECT t.id, t.account_id, t.credits
   FROM unnest($1::text[], $2::text[], $5::text[], $10::int[], $43::bool[]) AS t(id, account_id, to_number, credits, checked)
   WHERE t.checked AND EXISTS (SELECT 1 FROM suppressions AS s WHERE s.account_id = t.account_id AND s.number = t.to_number)
+), need AS (
+  SELECT t.id, t.total - COALESCE(x.total, 0) AS total, t.messages - COALESCE(x.messages, 0) AS messages
+  FROM unnest($25::text[], $26::bigint[], $44::int[]) AS t(id, total, messages)
+  LEFT JOIN (SELECT account_id, sum(credits) AS total, count(*) AS messages FROM suppressed GROUP BY account_id) AS x
+    ON x.account_id = t.id
 ), locked AS MATERIALIZED (
-  SELECT id, balance FROM accounts WHERE id = ANY($25::text[]) AND status = 'active' ORDER BY id FOR NO KEY UPDATE
+  SELECT id, balance, daily_quota, ${USED_TODAY} AS used FROM accounts
+  WHERE id = ANY($25::text[]) AND status = 'active' ORDER BY id FOR NO KEY UPDATE
 ), charged AS (
-  UPDATE accounts AS a SET balance = l.balance - n.total + COALESCE(x.total, 0), updated_at = now()
+  UPDATE accounts AS a SET balance = l.balance - n.total, updated_at = now(),
+    quota_day = (now() AT TIME ZONE 'UTC')::date, quota_used = l.used + n.messages
   FROM locked AS l JOIN need AS n ON n.id = l.id
-  LEFT JOIN (SELECT account_id, sum(credits) AS total FROM suppressed GROUP BY account_id) AS x ON x.account_id = l.id
-  WHERE a.id = l.id AND l.balance >= n.total - COALESCE(x.total, 0)
+  WHERE a.id = l.id AND l.balance >= n.total AND l.used + n.messages <= l.daily_quota
   RETURNING a.id, a.balance
 ), m AS (
   SELECT t.* FROM ${MESSAGE_COLUMNS} JOIN charged AS c ON c.id = t.account_id
@@ -174,19 +201,28 @@ SELECT id, true FROM suppressed`;
 
 /**
  * Writes a flush whose items were decided under lockBalances: batches, messages, history,
- * charges, outbox rows, OTPs, SMPP submit records and balances.
- * @param balances new balance per account
+ * charges, outbox rows, OTPs, SMPP submit records, balances and the day's counts.
+ * @param accounts per account its new balance, and its count of today's messages after these
+ *   (null: not counted against the quota)
  */
 export async function writeDecided(
   client: pg.PoolClient,
   write: FlushWrite,
-  balances: Map<string, bigint>,
+  accounts: Map<string, { balance: bigint; usedToday: number | null }>,
 ): Promise<void> {
+  const decided = [...accounts.values()];
   // Named: parsed and planned once per connection instead of once per flush.
   await client.query({
     name: "acceptance-write-decided",
     text: WRITE_DECIDED,
-    values: flushValues(write, [...balances.keys()], [...balances.values()]),
+    values: [
+      ...flushValues(
+        write,
+        [...accounts.keys()],
+        decided.map((a) => a.balance),
+      ),
+      decided.map((a) => a.usedToday),
+    ],
   });
 }
 
@@ -199,8 +235,8 @@ export interface CoveredWrite {
 }
 
 /**
- * Charges and writes, in one autocommit statement, the messages of each account whose balance
- * covers them all (OTPs never come this way: see otps_superseded), leaving out the messages of
+ * Charges, counts against the day's quota and writes, in one autocommit statement, the messages
+ * of each account whose balance and quota cover them all (OTPs never come this way: see otps_superseded), leaving out the messages of
  * `optOutChecked` whose number is suppressed. Nothing of the accounts not charged was written.
  */
 export async function writeIfCovered(
@@ -208,16 +244,25 @@ export async function writeIfCovered(
   write: Omit<FlushWrite, "otps">,
   optOutChecked: ReadonlySet<string> = new Set(),
 ): Promise<CoveredWrite> {
-  const totals = new Map<string, bigint>();
+  const totals = new Map<string, { credits: bigint; messages: number }>();
   for (const message of write.messages) {
-    totals.set(message.accountId, (totals.get(message.accountId) ?? 0n) + BigInt(message.credits));
+    const total = totals.get(message.accountId) ?? { credits: 0n, messages: 0 };
+    total.credits += BigInt(message.credits);
+    total.messages += 1;
+    totals.set(message.accountId, total);
   }
+  const perAccount = [...totals.values()];
   const { rows } = await pool.query<{ id: string; suppressed: boolean }>({
     name: "acceptance-write-if-covered",
     text: WRITE_IF_COVERED,
     values: [
-      ...flushValues({ ...write, otps: [] }, [...totals.keys()], [...totals.values()]),
+      ...flushValues(
+        { ...write, otps: [] },
+        [...totals.keys()],
+        perAccount.map((t) => t.credits),
+      ),
       write.messages.map((m) => optOutChecked.has(m.id)),
+      perAccount.map((t) => t.messages),
     ],
   });
   const result: CoveredWrite = { charged: new Set(), suppressed: new Set() };

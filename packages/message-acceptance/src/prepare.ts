@@ -11,8 +11,6 @@ export interface AcceptingAccount {
   id: string;
   /** Sender ids the account may use, exactly as authorized. */
   senderIds: ReadonlySet<string>;
-  /** Messages per UTC day; counted where messages are accepted. @defaultValue no quota check */
-  dailyQuota?: number;
   /**
    * Destination countries (ISO 3166-1 alpha-2) the account may send to; empty or absent: all.
    * A number of no country (+800 …) is allowed only when this is empty.
@@ -72,26 +70,11 @@ export interface PrepareOptions {
   maxSegments: number;
   /** Credits charged per segment (docs/decisions.md#delivery-pipeline) @defaultValue 1 */
   creditsPerSegment: number;
-  /** Counts accepted messages against the account's daily quota (the rate limiter). @defaultValue none */
-  quota?: QuotaCounter;
   /** Validity of a message that names none, in seconds (48 h: docs/messages.md#validity) @defaultValue 172800 */
   defaultValiditySeconds?: number;
 }
 
 export { VALIDITY_MIN_SECONDS, VALIDITY_MAX_SECONDS, DEFAULT_VALIDITY_SECONDS };
-
-/**
- * The daily message quota, as @sms/rate-limit's limiter offers it: a check that counts
- * `messages` (all or nothing, no request) and a refund for messages that were not stored.
- */
-export interface QuotaCounter {
-  check(
-    accountId: string,
-    limits: { requestsPerSecond: number; dailyQuota?: number },
-    cost: { messages: number; requests: number },
-  ): Promise<{ allowed: boolean; retryAfterSeconds: number; quotaDay?: string }>;
-  refund(accountId: string, messages: number, quotaDay?: string): Promise<unknown>;
-}
 
 /** Checks the sender id against the account's authorized list (INVALID_SENDER). */
 export function assertSenderAuthorized(

@@ -100,7 +100,6 @@ export class OtpService {
     accountId: string,
     request: SendOtpRequest,
     limits: {
-      dailyQuota?: number;
       senderIds?: ReadonlySet<string>;
       allowedCountries?: ReadonlySet<string>;
     } = {},
@@ -109,7 +108,6 @@ export class OtpService {
     const account = {
       id: accountId,
       senderIds,
-      dailyQuota: limits.dailyQuota,
       allowedCountries: limits.allowedCountries,
     };
     const phone = allowedDestination(account, request.phone, "phone");

@@ -37,7 +37,6 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Runnin
       maxSegments: config.MAX_SEGMENTS,
       creditsPerSegment: config.CREDITS_PER_SEGMENT,
       defaultValiditySeconds: config.MESSAGE_VALIDITY_DEFAULT_SECONDS,
-      quota: limiter,
       outbox: {
         staleAfterMs: config.OUTBOX_STALE_AFTER_MS,
         isQueueReachable: () =>

@@ -62,7 +62,6 @@ export async function startSmppServer(config: SmppServerConfig, logger: Logger):
       maxSegments: config.MAX_SEGMENTS,
       creditsPerSegment: config.CREDITS_PER_SEGMENT,
       defaultValiditySeconds: config.MESSAGE_VALIDITY_DEFAULT_SECONDS,
-      quota: limiter,
       // Fewer, larger transactions: each statement is a write syscall, and those were a third of
       // the CPU at 4,500 submits/s on one bind, while a second flush of the same account only
       // waits on its balance row.

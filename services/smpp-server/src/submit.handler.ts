@@ -40,7 +40,6 @@ export function createSubmitHandler(deps: SubmitDeps) {
       {
         id: account.id,
         senderIds: account.senderIds,
-        dailyQuota: account.dailyQuota,
         allowedCountries: account.allowedCountries,
       },
       {

@@ -13,7 +13,6 @@ export function otpRoutes(otp: OtpService, idempotent: RequestHandler): Router {
     const body = parseOrThrow(SendOtpRequest, req.body);
     const { account, senderIds, allowedCountries } = authOf(res);
     const sent = await otp.send(account.id, body, {
-      dailyQuota: account.dailyQuota,
       senderIds,
       allowedCountries,
     });

@@ -16,7 +16,6 @@ export function sendOneHandlers(acceptor: MessageAcceptor, idempotent: RequestHa
       {
         id: auth.account.id,
         senderIds: auth.senderIds,
-        dailyQuota: auth.account.dailyQuota,
         allowedCountries: auth.allowedCountries,
       },
       {
@@ -59,7 +58,6 @@ export function sendRoutes(acceptor: MessageAcceptor, idempotent: RequestHandler
       {
         id: auth.account.id,
         senderIds: auth.senderIds,
-        dailyQuota: auth.account.dailyQuota,
         allowedCountries: auth.allowedCountries,
       },
       {
