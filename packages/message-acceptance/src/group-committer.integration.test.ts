@@ -423,7 +423,7 @@ describe("GroupCommitter (real PostgreSQL)", () => {
       expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
       const refusal = (outcomes[1] as PromiseRejectedResult).reason as {
         code: string;
-        retryAfterSeconds: number;
+        options: { retryAfterSeconds: number };
       };
       expect(refusal.code).toBe("QUOTA_EXCEEDED");
       expect(refusal.options.retryAfterSeconds).toBeGreaterThanOrEqual(1);

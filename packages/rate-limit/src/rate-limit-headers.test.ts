@@ -20,14 +20,14 @@ describe("rateLimitHeaders", () => {
   it("adds Retry-After to a refusal", () => {
     const headers = rateLimitHeaders({
       allowed: false,
-      reason: "QUOTA_EXCEEDED",
+      reason: "RATE_LIMITED",
       limit: 100,
-      remaining: 98,
+      remaining: 0,
       resetEpochSeconds: 1_750_000_001,
-      retryAfterSeconds: 3600,
+      retryAfterSeconds: 1,
     });
-    expect(headers["Retry-After"]).toBe("3600");
-    expect(headers["X-RateLimit-Remaining"]).toBe("98");
+    expect(headers["Retry-After"]).toBe("1");
+    expect(headers["X-RateLimit-Remaining"]).toBe("0");
   });
 
   it("never tells a refused client to retry after 0 seconds", () => {

@@ -65,7 +65,7 @@ describe("two processes sharing one limit (real Redis, real child processes)", (
     let children: ReturnType<typeof startBurst>[] = [];
     try {
       const decisions = await burstInOneWindow(redis, async (account) => {
-        const input = checkScriptInput(world.redisPrefix, account, { requestsPerSecond: 120 }, {});
+        const input = checkScriptInput(world.redisPrefix, account, { requestsPerSecond: 120 });
         children = [startBurst(world.redisUrl, input, 100), startBurst(world.redisUrl, input, 100)];
         await Promise.all(children.map((c) => c.ready()));
         // Both processes are connected and hold the script: release them together, early in a second.

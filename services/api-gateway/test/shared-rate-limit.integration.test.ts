@@ -1,4 +1,4 @@
-import { secondsUntilUtcMidnight } from "@sms/rate-limit";
+import { secondsToUtcMidnight } from "@sms/message-acceptance";
 import { createRedis, type Redis } from "@sms/redis";
 import { createTestWorld, waitFor, type TestWorld } from "@sms/testing";
 import { expectError, startTestGateway, type TestAccount, type TestGateway } from "./harness";
@@ -135,7 +135,7 @@ describe("two gateway processes sharing one rate limit and one daily quota", () 
   describe("the daily quota", () => {
     // The quota is per UTC day: a test running across midnight would see two days.
     beforeAll(async () => {
-      await waitFor(async () => secondsUntilUtcMidnight((await redisNow())[0]) > 60, {
+      await waitFor(() => secondsToUtcMidnight(Date.now()) > 60, {
         timeoutMs: 75_000,
         intervalMs: 1000,
         what: "a time not within a minute of UTC midnight",
@@ -153,7 +153,7 @@ describe("two gateway processes sharing one rate limit and one daily quota", () 
 
       const tooMany = await b.request("POST", "/v1/sms/bulk", { key: account.key, body: bulk(items(3)) });
       expectError(tooMany, 429, "QUOTA_EXCEEDED");
-      const toMidnight = secondsUntilUtcMidnight((await redisNow())[0]);
+      const toMidnight = secondsToUtcMidnight(Date.now());
       expect(Math.abs(Number(tooMany.headers.get("retry-after")) - toMidnight)).toBeLessThanOrEqual(2);
       expect(await messagesOf(account)).toBe(8); // all or nothing: none of the 3 was accepted
 
