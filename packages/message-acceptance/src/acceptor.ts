@@ -95,10 +95,11 @@ export class MessageAcceptor {
       { source: "otp", batchId: null, now: new Date() },
       { ...this.options, maxSegments: Math.min(limits.maxSegments ?? Infinity, this.options.maxSegments) },
     );
-    await this.suppressions?.assertNotSuppressed(account.id, message.to, "phone");
+    // Checked in the transaction that stores it, as a single send's is (docs/decisions.md#opt-out).
     await this.committer.commit({
       accountId: account.id,
       messages: [message],
+      ...(this.suppressions ? { optOutField: "phone" } : {}),
       otp: {
         ...otp,
         id: draft.otpId,

@@ -15,7 +15,8 @@ JOIN unnest($1::text[], $2::text[]) AS t(account_id, number)
   ON s.account_id = t.account_id AND s.number = t.number`;
 
 /**
- * Which destinations an account may not send to (docs/api.md#suppressions). Lookups that
+ * Which destinations an account may not send to (docs/api.md#suppressions): a batch's, before its
+ * commit (a single message is checked by its commit's own statement, docs/decisions.md#opt-out). Lookups that
  * arrive while one is running are answered together by the next statement, as the group
  * committer charges acceptances: under load one indexed lookup covers many requests, and
  * a bulk request is always one lookup, whatever its size.
@@ -36,12 +37,6 @@ export class SuppressionLookup {
       this.waiting.push({ accountId, numbers, resolve, reject });
       this.run();
     });
-  }
-
-  /** RECIPIENT_OPTED_OUT when `number` is on the account's list. */
-  async assertNotSuppressed(accountId: string, number: string, field: string): Promise<void> {
-    const suppressed = await this.suppressed(accountId, [number]);
-    if (suppressed.has(number)) throw optedOut(field);
   }
 
   private run(): void {
