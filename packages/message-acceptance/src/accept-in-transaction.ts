@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { ApiError } from "@sms/errors";
-import { lockBalances, writeDecided } from "./persist.sql";
+import { lockAccounts, writeDecided } from "./persist.sql";
 import { prepareMessage, type MessageDraft, type PreparedMessage, type PrepareOptions } from "./prepare";
 
 /**
@@ -34,7 +34,7 @@ export async function acceptWithinTransaction(
     if (error instanceof ApiError) return { message: null, refusal: error.code };
     throw error;
   }
-  const locked = (await lockBalances(client, [account.id])).get(account.id);
+  const locked = (await lockAccounts(client, [account.id])).get(account.id);
   if (locked === undefined) return { message: null, refusal: "ACCOUNT_NOT_ACTIVE" };
   const after = locked.balance - BigInt(message.credits);
   if (after < 0n) return { message: null, refusal: "INSUFFICIENT_CREDITS" };

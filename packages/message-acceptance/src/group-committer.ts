@@ -5,7 +5,7 @@ import { ApiError } from "@sms/errors";
 import type { PreparedMessage } from "./prepare";
 import { optedOut } from "./suppression-lookup";
 import {
-  lockBalances,
+  lockAccounts,
   suppressedMessages,
   type LockedAccount,
   writeDecided,
@@ -86,7 +86,10 @@ export class GroupCommitter {
     this.lingerMs = options.lingerMs ?? 2;
   }
 
-  /** Resolves once the item is durably committed; rejects with INSUFFICIENT_CREDITS or the database error. */
+  /**
+   * Resolves once the item is durably committed; rejects with QUOTA_EXCEEDED, INSUFFICIENT_CREDITS,
+   * RECIPIENT_OPTED_OUT (with optOutField) or the database error.
+   */
   commit(item: CommitItem): Promise<void> {
     if (item.optOutField !== undefined && item.messages.length !== 1)
       return Promise.reject(new TypeError("optOutField is for an item of one message"));
@@ -171,7 +174,7 @@ export class GroupCommitter {
     try {
       client = await this.pool.connect();
       await client.query("BEGIN");
-      const accounts = await lockBalances(client, [...new Set(pending.map((p) => p.item.accountId))]);
+      const accounts = await lockAccounts(client, [...new Set(pending.map((p) => p.item.accountId))]);
       const checked = pending.filter((entry) => entry.item.optOutField !== undefined);
       const suppressed = await suppressedMessages(client, rowsOf(checked).messages);
       const changed = new Map<string, { balance: bigint; usedToday: number }>();

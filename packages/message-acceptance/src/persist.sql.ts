@@ -25,7 +25,7 @@ export interface LockedAccount {
 const USED_TODAY = `CASE WHEN quota_day = (now() AT TIME ZONE 'UTC')::date THEN quota_used ELSE 0 END`;
 
 /** Locks the active accounts' rows (FOR NO KEY UPDATE, in id order) and reads their balance and quota. */
-export async function lockBalances(
+export async function lockAccounts(
   client: pg.PoolClient,
   accountIds: string[],
 ): Promise<Map<string, LockedAccount>> {
@@ -143,10 +143,9 @@ const MESSAGE_COLUMNS = `unnest($1::text[], $2::text[], $3::text[], $4::text[], 
   AS t(id, account_id, batch_id, source, to_number, sender_id, body, encoding, segment_count, credits, status,
        scheduled_at, created_at, otp_id, body_sealed, priority, client_ref, expires_at, event_id)`;
 
-// Inside a transaction that locked the balances (lockBalances) and decided each item:
-// $25/$26 each account's new balance.
-// $43 each account's count of today's messages after these, null where they are not counted
-// (a keyword auto-reply, which the platform sends).
+// Inside a transaction that locked the accounts (lockAccounts) and decided each item: $25/$26
+// each account's new balance, $43 its count of today's messages after these (null where they are
+// not counted: a keyword auto-reply, which the platform sends).
 const WRITE_DECIDED = `
 WITH charged AS (
   UPDATE accounts AS a SET balance = v.balance, updated_at = now(),
@@ -163,11 +162,12 @@ SELECT id FROM charged`;
 // so an account's row is locked only for this statement and its commit. $25/$26/$44 are each
 // account's total charge and message count; an account is charged only if its balance covers
 // ALL of its messages here and its daily quota has room for all of them (counted in the same
-// row, docs/decisions.md#daily-quota). Accounts left out (short of credits, not active) are in no row of the
-// result and write nothing: their items are decided one by one by the transaction path.
-// The row lock re-reads the newest committed balance after waiting for it; ORDER BY id locks
-// rows in one order, so flushes never deadlock. NO KEY UPDATE, not UPDATE: the foreign-key checks of every other service's inserts referencing
-// the account (KEY SHARE) neither wait for an acceptance nor make it wait.
+// row, docs/decisions.md#daily-quota). Accounts left out (short of credits or quota, not active)
+// are in no row of the result and write nothing: their items are decided one by one by the
+// transaction path. The row lock re-reads the newest committed row after waiting for it; ORDER BY
+// id locks rows in one order, so flushes never deadlock. NO KEY UPDATE, not UPDATE: the
+// foreign-key checks of every other service's inserts referencing the account (KEY SHARE) neither
+// wait for an acceptance nor make it wait.
 // A message marked in $43 (a single send's, docs/decisions.md#opt-out) is checked against its
 // account's suppression list here, one primary-key probe, instead of by a lookup of its own
 // before the flush: a suppressed one is written nowhere, charged nothing and comes back as a
@@ -200,7 +200,7 @@ UNION ALL
 SELECT id, true FROM suppressed`;
 
 /**
- * Writes a flush whose items were decided under lockBalances: batches, messages, history,
+ * Writes a flush whose items were decided under lockAccounts: batches, messages, history,
  * charges, outbox rows, OTPs, SMPP submit records, balances and the day's counts.
  * @param accounts per account its new balance, and its count of today's messages after these
  *   (null: not counted against the quota)
