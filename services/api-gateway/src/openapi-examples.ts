@@ -160,6 +160,7 @@ export const examples = {
       requests_per_second: 100,
       messages_per_second: 50,
       daily_quota: 100000,
+      daily_quota_used: 1250,
       max_batch_size: 10000,
       max_segments: 10,
     },

@@ -168,6 +168,19 @@ describe("two gateway processes sharing one rate limit and one daily quota", () 
       expect(await messagesOf(account)).toBe(10);
     });
 
+    it("shows today's count in GET /v1/account, and none left from another day", async () => {
+      const account = await a.createAccount({ credits: 1000, dailyQuota: 10 });
+      await a.db.pool.query(
+        "UPDATE accounts SET quota_day = (now() AT TIME ZONE 'UTC')::date - 1, quota_used = 10 WHERE id = $1",
+        [account.accountId],
+      );
+      const before = await a.request("GET", "/v1/account", { key: account.key });
+      expect(before.body.limits.daily_quota_used).toBe(0);
+      expect((await a.request("POST", "/v1/sms/send", { key: account.key, body: SEND })).status).toBe(202);
+      const after = await b.request("GET", "/v1/account", { key: account.key });
+      expect(after.body.limits.daily_quota_used).toBe(1);
+    });
+
     it("counts only the stored items of a partly accepted bulk, exactly", async () => {
       const account = await a.createAccount({ credits: 1000, dailyQuota: 10 });
       const partial = await a.request("POST", "/v1/sms/bulk", {
@@ -177,8 +190,8 @@ describe("two gateway processes sharing one rate limit and one daily quota", () 
       expect(partial.status).toBe(202);
       expect(partial.body).toMatchObject({ accepted: 2, rejected: 3 });
       // Only the 2 stored are counted, by the statement that stored them (docs/decisions.md#daily-quota).
-      const { quotaUsed } = await a.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
-      expect(quotaUsed).toBe(2);
+      const usage = await b.request("GET", "/v1/account", { key: account.key });
+      expect(usage.body.limits).toMatchObject({ daily_quota: 10, daily_quota_used: 2 });
 
       // 2 used: 8 more fit exactly (had the 5 been counted, 5 + 8 would exceed 10), through the other gateway...
       const eight = await b.request("POST", "/v1/sms/bulk", { key: account.key, body: bulk(items(8)) });

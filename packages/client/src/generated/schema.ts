@@ -333,6 +333,8 @@ export interface components {
             inbound_numbers: string[];
             limits: {
                 daily_quota: number;
+                /** @description Messages accepted today (UTC) against daily_quota; the count starts again at 00:00 UTC */
+                daily_quota_used: number;
                 max_batch_size: number;
                 max_segments: number;
                 messages_per_second: number;
@@ -810,6 +812,7 @@ export interface operations {
                      *         "requests_per_second": 100,
                      *         "messages_per_second": 50,
                      *         "daily_quota": 100000,
+                     *         "daily_quota_used": 1250,
                      *         "max_batch_size": 10000,
                      *         "max_segments": 10
                      *       },

@@ -62,6 +62,8 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
         requests_per_second: account.requestsPerSecond,
         messages_per_second: account.messagesPerSecond,
         daily_quota: account.dailyQuota,
+        // Counted by the statement that stores the messages; another day's count is none of today's.
+        daily_quota_used: account.quotaDay && isToday(account.quotaDay) ? account.quotaUsed : 0,
         max_batch_size: account.maxBatchSize,
         max_segments: limits.maxSegments,
       },
@@ -84,4 +86,9 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
   });
 
   return router;
+}
+
+/** Whether a UTC date (a DATE column: midnight UTC) is today's, in UTC. */
+function isToday(utcDate: Date): boolean {
+  return utcDate.toISOString().slice(0, 10) === new Date().toISOString().slice(0, 10);
 }

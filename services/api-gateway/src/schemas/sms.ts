@@ -244,6 +244,9 @@ export const AccountView = z
       requests_per_second: z.number().int(),
       messages_per_second: z.number().int(),
       daily_quota: z.number().int(),
+      daily_quota_used: z.number().int().meta({
+        description: "Messages accepted today (UTC) against daily_quota; the count starts again at 00:00 UTC",
+      }),
       max_batch_size: z.number().int(),
       max_segments: z.number().int(),
     }),
