@@ -1,6 +1,6 @@
 import { BULK_ITEMS_PER_TURN, MessageAcceptor } from "./acceptor";
 import type { GroupCommitter } from "./group-committer";
-import { secondsToUtcMidnight } from "./group-committer";
+import { dailyQuotaUsed, secondsToUtcMidnight } from "./group-committer";
 
 const OPTIONS = { maxSegments: 10, creditsPerSegment: 1 };
 const ACCOUNT = { id: "acc_01HZZZZZZZZZZZZZZZZZZZZZZZ", senderIds: new Set(["ACME"]) };
@@ -43,5 +43,14 @@ describe("secondsToUtcMidnight", () => {
     expect(secondsToUtcMidnight(Date.UTC(2026, 10, 28, 23, 59, 59, 500))).toBe(1);
     expect(secondsToUtcMidnight(Date.UTC(2026, 10, 28, 0, 0, 0))).toBe(86_400);
     expect(secondsToUtcMidnight(Date.UTC(2026, 11, 31, 12, 0, 0, 1))).toBe(43_200);
+  });
+});
+
+describe("dailyQuotaUsed", () => {
+  const now = Date.UTC(2026, 10, 28, 12);
+  it("is the row's count on its day, none on another day or before any", () => {
+    expect(dailyQuotaUsed({ quotaDay: new Date("2026-11-28T00:00:00Z"), quotaUsed: 7 }, now)).toBe(7);
+    expect(dailyQuotaUsed({ quotaDay: new Date("2026-11-27T00:00:00Z"), quotaUsed: 7 }, now)).toBe(0);
+    expect(dailyQuotaUsed({ quotaDay: null, quotaUsed: 0 }, now)).toBe(0);
   });
 });

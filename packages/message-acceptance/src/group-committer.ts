@@ -252,6 +252,18 @@ function refusalOf(item: CommitItem, account: LockedAccount): ApiError | null {
   return null;
 }
 
+/**
+ * Messages an account accepted today (UTC) against its daily quota, from its row's quota_day and
+ * quota_used (docs/decisions.md#daily-quota): another day's count is none of today's.
+ */
+export function dailyQuotaUsed(
+  account: { quotaDay: Date | null; quotaUsed: number },
+  now = Date.now(),
+): number {
+  const today = new Date(now).toISOString().slice(0, 10);
+  return account.quotaDay?.toISOString().slice(0, 10) === today ? account.quotaUsed : 0;
+}
+
 /** Whole seconds from `now` (epoch ms) to the next 00:00 UTC, at least 1. */
 export function secondsToUtcMidnight(now: number): number {
   const day = 86_400_000;

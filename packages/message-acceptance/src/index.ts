@@ -10,7 +10,7 @@ import { SuppressionLookup } from "./suppression-lookup";
 export { acceptWithinTransaction } from "./accept-in-transaction";
 export { MessageAcceptor, type BulkResult, type BulkItemError, type BulkItemResult } from "./acceptor";
 export { DispatchOutbox } from "./dispatch-outbox";
-export { GroupCommitter, secondsToUtcMidnight } from "./group-committer";
+export { GroupCommitter, dailyQuotaUsed, secondsToUtcMidnight } from "./group-committer";
 export type { OtpRow, SmppSubmitRow } from "./persist.sql";
 export { normalizePhone, parseDestination, type Destination } from "./phone";
 export { parseSchedule, SCHEDULE_MAX_AHEAD_MS } from "./schedule";

@@ -89,6 +89,7 @@ describe("account show", () => {
         requests_per_second: 100,
         messages_per_second: 100,
         daily_quota: 100000,
+        daily_quota_used: 0,
         max_batch_size: 10000,
       },
       sender_ids: ["SHOWN"],

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { newId } from "@sms/ids";
+import { dailyQuotaUsed } from "@sms/message-acceptance";
 import { accountId, displayName, nonNegativeInteger } from "./arguments";
 import { changeBalance } from "./credits.command";
 import { describeKey, formatKeyTable } from "./keys.command";
@@ -82,6 +83,7 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
         requests_per_second: found.requestsPerSecond,
         messages_per_second: found.messagesPerSecond,
         daily_quota: found.dailyQuota,
+        daily_quota_used: dailyQuotaUsed(found),
         max_batch_size: found.maxBatchSize,
       };
       printResult(io, command, {
@@ -99,7 +101,7 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
           `Account ${found.id} "${found.name}" (${found.status}), created ${formatDate(found.createdAt)}`,
           `Balance: ${found.balance} credits`,
           `Limits: ${found.requestsPerSecond} requests/s, ${found.messagesPerSecond} messages/s, ` +
-            `${found.dailyQuota} messages/day, ${found.maxBatchSize} per batch`,
+            `${found.dailyQuota} messages/day (${dailyQuotaUsed(found)} today), ${found.maxBatchSize} per batch`,
           `Sender ids: ${senders.length > 0 ? senders.map((s) => s.value).join(", ") : "none"}`,
           `API keys: ${keys.length === 0 ? "none" : ""}`.trimEnd(),
           ...(keys.length > 0 ? formatKeyTable(keys.map(describeKey)).map((line) => `  ${line}`) : []),

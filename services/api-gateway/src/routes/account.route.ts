@@ -2,6 +2,7 @@ import type { RequestHandler, Router } from "express";
 import type { PrismaClient } from "@sms/db";
 import { ApiError } from "@sms/errors";
 import { idBoundAt, isId } from "@sms/ids";
+import { dailyQuotaUsed } from "@sms/message-acceptance";
 import { resolveEventTypes } from "@sms/webhooks";
 import { authOf, requirePermission } from "../http/auth";
 import { parseOrThrow } from "../http/validate";
@@ -62,8 +63,7 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
         requests_per_second: account.requestsPerSecond,
         messages_per_second: account.messagesPerSecond,
         daily_quota: account.dailyQuota,
-        // Counted by the statement that stores the messages; another day's count is none of today's.
-        daily_quota_used: account.quotaDay && isToday(account.quotaDay) ? account.quotaUsed : 0,
+        daily_quota_used: dailyQuotaUsed(account),
         max_batch_size: account.maxBatchSize,
         max_segments: limits.maxSegments,
       },
@@ -86,9 +86,4 @@ export function accountRoutes(prisma: PrismaClient, limits: { maxSegments: numbe
   });
 
   return router;
-}
-
-/** Whether a UTC date (a DATE column: midnight UTC) is today's, in UTC. */
-function isToday(utcDate: Date): boolean {
-  return utcDate.toISOString().slice(0, 10) === new Date().toISOString().slice(0, 10);
 }
