@@ -3,10 +3,9 @@ import { retryOnDeadlock } from "@sms/db";
 import type { DispatchEntry } from "@sms/queues";
 import { ApiError } from "@sms/errors";
 import type { PreparedMessage } from "./prepare";
-import { optedOut } from "./suppression-lookup";
+import { optedOut, suppressedPairs } from "./suppression-lookup";
 import {
   lockAccounts,
-  suppressedMessages,
   type LockedAccount,
   writeDecided,
   writeIfCovered,
@@ -175,8 +174,13 @@ export class GroupCommitter {
       client = await this.pool.connect();
       await client.query("BEGIN");
       const accounts = await lockAccounts(client, [...new Set(pending.map((p) => p.item.accountId))]);
-      const checked = pending.filter((entry) => entry.item.optOutField !== undefined);
-      const suppressed = await suppressedMessages(client, rowsOf(checked).messages);
+      const checked = rowsOf(pending.filter((entry) => entry.item.optOutField !== undefined)).messages;
+      const listed = await suppressedPairs(
+        client,
+        checked.map((m) => m.accountId),
+        checked.map((m) => m.to),
+      );
+      const suppressed = new Set(checked.filter((m) => listed.get(m.accountId)?.has(m.to)).map((m) => m.id));
       const changed = new Map<string, { balance: bigint; usedToday: number }>();
       const accepted: Pending[] = [];
       for (const entry of pending) {

@@ -270,25 +270,6 @@ export async function writeIfCovered(
   return result;
 }
 
-// The same probe as WRITE_IF_COVERED's, for the items a transaction decides one by one.
-const SUPPRESSED_MESSAGES = `
-SELECT t.id FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, account_id, to_number)
-WHERE EXISTS (SELECT 1 FROM suppressions AS s WHERE s.account_id = t.account_id AND s.number = t.to_number)`;
-
-/** The messages whose number is on their account's suppression list. */
-export async function suppressedMessages(
-  client: pg.PoolClient,
-  messages: readonly PreparedMessage[],
-): Promise<Set<string>> {
-  if (messages.length === 0) return new Set();
-  const { rows } = await client.query<{ id: string }>({
-    name: "acceptance-suppressed-messages",
-    text: SUPPRESSED_MESSAGES,
-    values: [messages.map((m) => m.id), messages.map((m) => m.accountId), messages.map((m) => m.to)],
-  });
-  return new Set(rows.map((row) => row.id));
-}
-
 function flushValues(write: FlushWrite, accountIds: string[], perAccountBalance: bigint[]): unknown[] {
   const { messages, batches } = write;
   const column = <T>(pick: (m: PreparedMessage) => T) => messages.map(pick);

@@ -59,17 +59,7 @@ export class SuppressionLookup {
         numbers.push(number);
       }
     try {
-      const { rows } = await this.pool.query<{ account_id: string; number: string }>({
-        name: "acceptance-suppressed",
-        text: SUPPRESSED,
-        values: [accounts, numbers],
-      });
-      const byAccount = new Map<string, Set<string>>();
-      for (const row of rows) {
-        const set = byAccount.get(row.account_id) ?? new Set<string>();
-        set.add(row.number);
-        byAccount.set(row.account_id, set);
-      }
+      const byAccount = await suppressedPairs(this.pool, accounts, numbers);
       for (const entry of taken) {
         const all = byAccount.get(entry.accountId);
         entry.resolve(new Set(all ? entry.numbers.filter((n) => all.has(n)) : []));
@@ -78,6 +68,30 @@ export class SuppressionLookup {
       for (const entry of taken) entry.reject(error);
     }
   }
+}
+
+/**
+ * Which of the (account, number) pairs are on their account's suppression list, by account: one
+ * statement, on the pool or inside the caller's transaction.
+ */
+export async function suppressedPairs(
+  db: Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">,
+  accountIds: readonly string[],
+  numbers: readonly string[],
+): Promise<Map<string, Set<string>>> {
+  const byAccount = new Map<string, Set<string>>();
+  if (accountIds.length === 0) return byAccount;
+  const { rows } = await db.query<{ account_id: string; number: string }>({
+    name: "acceptance-suppressed",
+    text: SUPPRESSED,
+    values: [accountIds, numbers],
+  });
+  for (const row of rows) {
+    const set = byAccount.get(row.account_id) ?? new Set<string>();
+    set.add(row.number);
+    byAccount.set(row.account_id, set);
+  }
+  return byAccount;
 }
 
 /** The refusal of a send to a number that opted out: nothing is charged. */
