@@ -13,6 +13,11 @@ const launchLane = () =>
     // Small claims, so the kill can land inside one.
     EVENT_RELAY_BATCH_SIZE: "25",
     EVENT_RELAY_IDLE_MS: "20",
+    // A kill between a claim's commit and its enqueue leaves delivery rows that only the reconciler
+    // sends (docs/webhooks.md): find them in this test's time, not after the default 5 minutes.
+    // Longer than a row's hold (a batch's 10 s bound, its 2 s attempt and 5 s more).
+    WEBHOOK_RECONCILE_STALE_MS: "25000",
+    WEBHOOK_RECONCILE_INTERVAL_MS: "1000",
   });
 
 /**
