@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { idBoundAt } from "@sms/ids";
+import { idBoundAt, idRange } from "@sms/ids";
 import {
   applyTransitions,
   dueByIdBound,
@@ -79,7 +79,9 @@ SELECT id, status, segment_count FROM messages WHERE id = ANY($1::text[]) ORDER 
 
 // The status guard makes a duplicate that raced past the lookup change nothing. The done
 // time is ours (when the receipt came) unless the carrier's has seconds, kept within
-// [submitted_at, now()]; the carrier's done date is kept beside it.
+// [submitted_at, now()]; the carrier's done date is kept beside it. $7 and $8, the smallest and
+// the largest message id, leave out the other weeks: a range, not `= ANY($1)`, which beside the
+// join the planner takes as each probe's index condition, sorting the list again for every row.
 const FINISH_SEGMENTS = `
 UPDATE message_segments AS s SET
   status = t.status::"SegmentStatus",
@@ -88,7 +90,7 @@ UPDATE message_segments AS s SET
   carrier_done_at = t.carrier_done_at
 FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
   AS t(message_id, seq, status, error_code, done_at, carrier_done_at)
-WHERE s.message_id = t.message_id AND s.message_id = ANY($1::text[]) AND s.seq = t.seq
+WHERE s.message_id = t.message_id AND s.message_id BETWEEN $7 AND $8 AND s.seq = t.seq
   AND s.status NOT IN ('delivered', 'failed')
 RETURNING s.message_id, s.seq, s.done_at`;
 
@@ -180,6 +182,7 @@ export async function resolveReceipts(
   });
   const messages = new Map(locked.rows.map((row) => [row.id, row]));
   const pending = [...claims.values()];
+  const { first, last } = idRange(messageIds);
   const finished = await client.query<{ message_id: string; seq: number; done_at: Date }>({
     text: FINISH_SEGMENTS,
     values: [
@@ -189,6 +192,8 @@ export async function resolveReceipts(
       pending.map((c) => c.failure?.errorCode ?? null),
       pending.map((c) => facts[c.index]!.doneAt ?? null),
       pending.map((c) => facts[c.index]!.carrierDoneAt ?? null),
+      first,
+      last,
     ],
   });
   const applied: Claim[] = [];

@@ -1,4 +1,4 @@
-import { newId } from "@sms/ids";
+import { idRange, newId } from "@sms/ids";
 import { APPLY_FORWARD_TRANSITIONS, APPLY_TRANSITIONS } from "./apply-transitions.sql";
 import type { Queryable } from "./queryable";
 import { allowedFrom, outboxEventType, type MessageStatus } from "./transitions";
@@ -74,10 +74,12 @@ export async function applyTransitions(
   // plan reads every week: partitions are not pruned by `= ANY($1)` while running, only while
   // planning for the values (docs/decisions.md#partitions).
   const forward = inputs.every((input) => input.to === "sent" || input.to === "delivered");
+  const ids = inputs.map((input) => input.messageId);
+  const { first, last } = idRange(ids);
   const { rows } = await db.query<Row>({
     text: forward ? APPLY_FORWARD_TRANSITIONS : APPLY_TRANSITIONS,
     values: [
-      inputs.map((input) => input.messageId),
+      ids,
       inputs.map((input) => input.to),
       inputs.map((input) => allowedFrom(input.to).join(",")),
       inputs.map((input) => input.at),
@@ -85,6 +87,8 @@ export async function applyTransitions(
       inputs.map((input) => input.errorMessage ?? null),
       eventTypes.map((type) => (type ? newId("evt") : null)),
       eventTypes,
+      first,
+      last,
     ],
   });
   const byId = new Map(rows.map((row) => [row.id, row]));

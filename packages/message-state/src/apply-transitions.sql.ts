@@ -7,9 +7,11 @@ import { MESSAGE_COUNT_DELTAS_OF_CHANGES } from "./counts/deltas.sql";
  *
  * - `input` is one row per change: `from_list` holds the statuses that may move to
  *   `to_status`, comma-separated (an array of arrays does not unnest row by row).
- * - Every read of a message table names the ids (`= ANY($1)`), not only a join to `input`:
- *   the tables are partitioned by the week of the id, and named ids let the plan read only
- *   their weeks (docs/decisions.md#partitions).
+ * - Every read of a message table names its weeks, not only a join to `input`: the tables are
+ *   partitioned by the week of the id. `old` names the ids (`= ANY($1)`); a probe joined on an
+ *   id is bounded by the smallest and the largest of them ($9, $10) instead, since beside a
+ *   join the planner takes `= ANY($1)` as each probe's index condition and sorts the whole
+ *   list again for every row (docs/decisions.md#partitions).
  * - `old` locks the message rows in id order: every batch (receipts, submit records)
  *   locks in the same order, so two batches never deadlock on message rows. Under
  *   READ COMMITTED a concurrent change makes this wait and then see the committed status,
@@ -54,7 +56,7 @@ const CHANGES = `input AS (
     -- An OTP text is needed only while the message waits for a carrier (docs/otp.md#the-sms).
     body_sealed = CASE WHEN i.to_status IN ('scheduled', 'queued') THEN m.body_sealed END
   FROM old JOIN input AS i ON i.id = old.id
-  WHERE m.id = old.id AND m.id = ANY($1::text[]) AND old.status::text = ANY(string_to_array(i.from_list, ','))
+  WHERE m.id = old.id AND m.id BETWEEN $9 AND $10 AND old.status::text = ANY(string_to_array(i.from_list, ','))
   RETURNING m.id, m.account_id, m.created_at, m.status, m.status_sequence, m.credits_charged, m.priority, old.status AS previous_status,
             i.at, i.error_code AS change_error_code, i.error_message AS change_error_message, i.event_id, i.event_type
 ), event_in AS (
@@ -76,7 +78,7 @@ const REFUNDS = `refundable AS (
   WHERE upd.status IN ('failed', 'canceled') AND upd.credits_charged > 0
     AND NOT EXISTS (
       SELECT 1 FROM message_segments s
-      WHERE s.message_id = upd.id AND s.message_id = ANY($1::text[]) AND (s.carrier_message_id IS NOT NULL OR s.status IN ('submitting', 'submitted', 'delivered')))
+      WHERE s.message_id = upd.id AND s.message_id BETWEEN $9 AND $10 AND (s.carrier_message_id IS NOT NULL OR s.status IN ('submitting', 'submitted', 'delivered')))
 ), refund AS (
   UPDATE accounts AS a SET balance = a.balance + r.total, updated_at = now()
   FROM (SELECT account_id, sum(credits_charged) AS total FROM refundable GROUP BY account_id) AS r

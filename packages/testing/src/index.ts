@@ -28,4 +28,5 @@ export {
   type TableRead,
 } from "./plans";
 export { partitionedSince, retainedMessageWeeks } from "./partitions";
+export { recordQueries, type RecordedQuery } from "./recorded-queries";
 export { filesUnder, REPO_ROOT } from "./repo-files";

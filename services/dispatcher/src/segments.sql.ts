@@ -1,13 +1,17 @@
 import type pg from "pg";
 import { inTransaction, retryOnDeadlock } from "@sms/db";
 import { applyTransition, applyTransitions } from "@sms/message-state";
+import { idRange } from "@sms/ids";
 import type { Priority } from "@sms/queues";
 import { matchPendingReceiptsFor, receiptLockKey } from "@sms/carrier-receipts";
 
-// Every statement here names its message ids (`= ANY($1)`) besides any join on them, and is sent
-// unnamed: the message tables are partitioned by the week of the id, and a plan made for the ids
-// reads only their weeks. A prepared statement's generic plan would read every week, as
-// `= ANY($1)` prunes partitions only while planning for its values (docs/decisions.md#partitions).
+// Every statement here names its message weeks besides any join on the ids, and is sent unnamed:
+// the message tables are partitioned by the week of the id, and a plan made for the ids reads
+// only their weeks. A prepared statement's generic plan would read every week, as `= ANY($1)`
+// prunes partitions only while planning for its values (docs/decisions.md#partitions). A probe
+// joined on an id is bounded by the smallest and the largest id instead of `= ANY($1)`: beside
+// the join the planner takes the list as each probe's index condition and sorts it again for
+// every row.
 
 export interface DispatchMessage {
   id: string;
@@ -44,13 +48,15 @@ export type LoadedMessage = DispatchMessage & { segments: SegmentRow[] };
  * a dispatch job's batch (no write). Answers in `ids` order; undefined for an unknown id.
  */
 export async function loadMessages(pool: pg.Pool, ids: string[]): Promise<Array<LoadedMessage | undefined>> {
+  if (ids.length === 0) return [];
+  const { first, last } = idRange(ids);
   const { rows } = await pool.query({
     text: `SELECT m.id, m.account_id, m.to_number, m.sender_id, m.body, m.body_sealed, m.otp_id, m.status, m.segment_count, m.priority::text AS priority, a.messages_per_second,
                   m.expires_at, COALESCE(m.expires_at <= now(), false) AS expired,
                   COALESCE((SELECT json_agg(json_build_object('seq', s.seq, 'status', s.status, 'carrierId', s.carrier_id, 'unanswered', s.unanswered_submits) ORDER BY s.seq)
-                            FROM message_segments s WHERE s.message_id = m.id AND s.message_id = ANY($1::text[])), '[]') AS segments
+                            FROM message_segments s WHERE s.message_id = m.id AND s.message_id BETWEEN $2 AND $3), '[]') AS segments
            FROM messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = ANY($1::text[])`,
-    values: [ids],
+    values: [ids, first, last],
   });
   const byId = new Map(
     rows.map((row): [string, LoadedMessage] => [
@@ -155,6 +161,7 @@ export interface SubmitRecord {
 export async function recordSubmitted(pool: pg.Pool, records: SubmitRecord[]): Promise<void> {
   // A deadlock (PostgreSQL aborts one side) is retried: failing the batch would leave its
   // segments 'submitting', and their retried jobs would submit them a second time.
+  if (records.length === 0) return;
   return retryOnDeadlock(() => recordSubmittedOnce(pool, records));
 }
 
@@ -167,6 +174,7 @@ async function recordSubmittedOnce(pool: pg.Pool, records: SubmitRecord[]): Prom
   // One clock for submitted_at and sent_at: receipts' done times are clamped to submitted_at,
   // so delivered_at can never come out earlier than sent_at.
   const at = new Date();
+  const { first, last } = idRange(records.map((r) => r.messageId));
   await inTransaction(pool, async (client) => {
     await client.query({
       name: "dispatch-lock-ids",
@@ -179,7 +187,7 @@ async function recordSubmittedOnce(pool: pg.Pool, records: SubmitRecord[]): Prom
     const recorded = await client.query<{ carrier_id: string; receipt_key: string | null }>({
       text: `UPDATE message_segments AS s SET status = 'submitted', carrier_id = t.carrier_id, carrier_message_id = t.carrier_message_id, submitted_at = $5
              FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS t(message_id, seq, carrier_id, carrier_message_id)
-             WHERE s.message_id = t.message_id AND s.message_id = ANY($1::text[]) AND s.seq = t.seq
+             WHERE s.message_id = t.message_id AND s.message_id BETWEEN $6 AND $7 AND s.seq = t.seq
                AND s.status IN ('pending', 'submitting')
              RETURNING s.carrier_id, s.receipt_key`,
       values: [
@@ -188,6 +196,8 @@ async function recordSubmittedOnce(pool: pg.Pool, records: SubmitRecord[]): Prom
         records.map((r) => r.carrierId),
         records.map((r) => r.carrierMessageId),
         at,
+        first,
+        last,
       ],
     });
     const completed = [...new Set(records.filter((r) => r.completesMessage).map((r) => r.messageId))];

@@ -76,9 +76,9 @@ it("the bodies of a claim's outbox events are read from their own days only", as
 });
 
 it("reads each claimed outbox event by its own key", async () => {
-  // A day full enough for its primary key to be the way in.
+  // A day full enough for its primary key to be the way in: a flush is a small part of a day.
   const ids = Array.from(
-    { length: 5000 },
+    { length: 50_000 },
     () => `evt_${encodeUlid(ago(3).getTime(), crypto.randomBytes(10))}`,
   );
   await pool.query(
@@ -131,8 +131,46 @@ it("the record of a flush's attempts updates the deliveries of their days only",
     ids.map(() => at),
     ids.map(() => "succeeded"),
     ids.map(() => null),
+    idRange(ids).first,
+    idRange(ids).last,
   ]);
   expect(read).toEqual([partitionName("webhook_deliveries", ago(5))]);
+});
+
+it("the record of a flush probes each delivery by its own key", async () => {
+  // A day full enough for its primary key to be the way in: a flush is a small part of a day.
+  const ids = Array.from(
+    { length: 50_000 },
+    () => `evt_${encodeUlid(ago(4).getTime(), crypto.randomBytes(10))}`,
+  );
+  await pool.query(
+    `INSERT INTO webhook_deliveries (event_id, account_id, message_id, event_type, status, next_attempt_at, created_at)
+     SELECT id, 'acc_1', 'msg_1', 'message.delivered', 'pending', now(), $2 FROM unnest($1::text[]) AS id`,
+    [ids, ago(4)],
+  );
+  await pool.query("ANALYZE webhook_deliveries");
+  const flushed = ids.filter((_, i) => i % 100 === 0);
+  const at = new Date();
+  const planned = await plannedReadsOf(pool, DELIVERY_STATEMENTS.RECORD, [
+    flushed,
+    flushed.map(() => "acc_1"),
+    flushed.map(() => 1),
+    flushed.map(() => "https://example.com/hook"),
+    flushed.map(() => 200),
+    flushed.map(() => 12),
+    flushed.map(() => null),
+    flushed.map(() => null),
+    flushed.map(() => at),
+    flushed.map(() => "succeeded"),
+    flushed.map(() => null),
+    idRange(flushed).first,
+    idRange(flushed).last,
+  ]);
+  const deliveries = planned.filter((read) => read.partition === partitionName("webhook_deliveries", ago(4)));
+  expect(deliveries.map((read) => read.via)).toEqual(["webhook_deliveries_pkey"]);
+  // By its own key: a probe by the flush's whole list, beside the key, sorted the list once per delivery.
+  expect(deliveries[0]!.indexCond).toMatch(/\(event_id = \w+\.event_id\)/);
+  expect(planned.map((read) => read.indexCond ?? "").join(" ")).not.toContain("ANY");
 });
 
 it("failing deliveries without an attempt touches their days only", async () => {
