@@ -90,7 +90,7 @@ const indexedTables = (reads: PlannedRead[]) =>
 
 async function countIn(ids: string[], status: string): Promise<number> {
   const { rows } = await pool.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM messages WHERE id = ANY($1) AND status = $2::\"MessageStatus\"",
+    'SELECT count(*)::int AS n FROM messages WHERE id = ANY($1) AND status = $2::"MessageStatus"',
     [ids, status],
   );
   return rows[0]!.n;
@@ -130,7 +130,11 @@ describe.each([
     const reads = await messageTableReads(async () => {
       const results = await applyReceipts(
         pool,
-        batch.map((messageId) => ({ carrierId: "sim", carrierMessageId: `c-${messageId}`, state: "delivered" as const })),
+        batch.map((messageId) => ({
+          carrierId: "sim",
+          carrierMessageId: `c-${messageId}`,
+          state: "delivered" as const,
+        })),
       );
       expect(results.map((result) => result.outcome)).toEqual(batch.map(() => "applied"));
     });

@@ -43,7 +43,7 @@ describe("GroupCommitter's opt-out and quota checks (real PostgreSQL)", () => {
         to(b, optedOutNumber),
         to(a, optedOutNumber),
       ];
-      const { statements, spy } = recordStatements();
+      const recorded = recordStatements();
       let outcomes: PromiseSettledResult<void>[];
       try {
         outcomes = await Promise.allSettled(
@@ -56,7 +56,7 @@ describe("GroupCommitter's opt-out and quota checks (real PostgreSQL)", () => {
           ),
         );
       } finally {
-        spy.mockRestore();
+        recorded.stop();
       }
       expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled", "rejected"]);
       expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({
@@ -65,7 +65,7 @@ describe("GroupCommitter's opt-out and quota checks (real PostgreSQL)", () => {
       });
       expect((outcomes[3] as PromiseRejectedResult).reason).toMatchObject({ field: "phone" });
       // One statement for the four: no lookup of its own before the flush.
-      expect(statements).toEqual(["acceptance-write-if-covered"]);
+      expect(recorded.names()).toEqual(["acceptance-write-if-covered"]);
       expect(await storedOf(items.map((m) => m.id))).toEqual([items[0]!.id, items[2]!.id].sort());
       expect([await balanceOf(a), await balanceOf(b)]).toEqual([9, 9]);
       expect(await ledgerOf(a)).toEqual([{ delta: -1, after: 9, id: items[0]!.id, count: 1 }]);
@@ -142,16 +142,16 @@ describe("GroupCommitter's opt-out and quota checks (real PostgreSQL)", () => {
     it("counts a covered flush's messages in the same statement", async () => {
       const committer = new GroupCommitter(w.pool, { maxConcurrentFlushes: 1, lingerMs: 20 });
       const a = await quotaAccount(5, 1);
-      const { statements, spy } = recordStatements();
+      const recorded = recordStatements();
       try {
         await Promise.all([
           committer.commit({ accountId: a, messages: [message(a)] }),
           committer.commit({ accountId: a, messages: [message(a), message(a)] }),
         ]);
       } finally {
-        spy.mockRestore();
+        recorded.stop();
       }
-      expect(statements).toEqual(["acceptance-write-if-covered"]);
+      expect(recorded.names()).toEqual(["acceptance-write-if-covered"]);
       expect(await quotaOf(a)).toEqual({ today: true, used: 4 });
       expect(await balanceOf(a)).toBe(97);
     });

@@ -15,7 +15,7 @@ describe("GroupCommitter (real PostgreSQL)", () => {
       { accountId: b, messages: [message(b)] },
       { accountId: a, messages: [message(a)] },
     ];
-    const { statements, spy } = recordStatements();
+    const recorded = recordStatements();
     try {
       // The first flush starts at once; the rest arrive while it runs and share the second one.
       const first = committer.commit({ accountId: b, messages: [message(b)] });
@@ -36,10 +36,10 @@ describe("GroupCommitter (real PostgreSQL)", () => {
       );
       await Promise.all([first, ...rest]);
     } finally {
-      spy.mockRestore();
+      recorded.stop();
     }
     // No BEGIN, no separate lock, no COMMIT: one autocommit statement per flush.
-    expect(statements).toEqual(["acceptance-write-if-covered", "acceptance-write-if-covered"]);
+    expect(recorded.names()).toEqual(["acceptance-write-if-covered", "acceptance-write-if-covered"]);
 
     expect(await balanceOf(a)).toBe(96);
     expect(await balanceOf(b)).toBe(48);
@@ -73,7 +73,7 @@ describe("GroupCommitter (real PostgreSQL)", () => {
   it("waits its linger when idle, so the acceptances arriving meanwhile share one statement", async () => {
     const committer = new GroupCommitter(w.pool, { lingerMs: 60 });
     const a = await account(100);
-    const { statements, spy } = recordStatements();
+    const recorded = recordStatements();
     try {
       const started = Date.now();
       const first = committer.commit({ accountId: a, messages: [message(a)] });
@@ -83,9 +83,9 @@ describe("GroupCommitter (real PostgreSQL)", () => {
       // setTimeout may fire a millisecond before Date.now() says the time is up.
       expect(Date.now() - started).toBeGreaterThanOrEqual(58);
     } finally {
-      spy.mockRestore();
+      recorded.stop();
     }
-    expect(statements).toEqual(["acceptance-write-if-covered"]);
+    expect(recorded.names()).toEqual(["acceptance-write-if-covered"]);
     expect(await ledgerOf(a)).toEqual([{ delta: -2, after: 98, id: null, count: 2 }]);
   });
 

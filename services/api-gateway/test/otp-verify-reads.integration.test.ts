@@ -1,4 +1,4 @@
-import pg from "pg";
+import { recordQueries } from "@sms/testing";
 import { expectError, startTestGateway, type TestGateway } from "./harness";
 
 describe("OTP verify reads", () => {
@@ -14,18 +14,15 @@ describe("OTP verify reads", () => {
     await gw.stop();
   });
 
+  /** The OTP statements any connection sends until restore(), by name. */
   function countStatements() {
-    const names: string[] = [];
-    const query = pg.Client.prototype.query;
-    const spy = jest.spyOn(pg.Client.prototype, "query").mockImplementation(function (
-      this: pg.Client,
-      ...args: never[]
-    ) {
-      const config = args[0] as unknown as { name?: string } | string;
-      if (typeof config === "object" && config.name?.startsWith("otp-")) names.push(config.name);
-      return (query as (...a: never[]) => unknown).apply(this, args);
-    } as never);
-    return { names, restore: () => spy.mockRestore() };
+    const recorder = recordQueries();
+    return {
+      get names() {
+        return recorder.queries.flatMap((query) => (query.name?.startsWith("otp-") ? [query.name] : []));
+      },
+      restore: recorder.stop,
+    };
   }
 
   it("counts a guess with one statement where the OTP was sent, and reads it first elsewhere", async () => {
