@@ -56,8 +56,13 @@ export function buildSubmitSm(
   message: { to: string; senderId: string; expiresAt?: Date | null },
   part: SmsPart,
 ): SubmitSm {
-  return {
-    ...sourceAddress(message.senderId),
+  // Written out, no spreads: Node 20's V8 adds every property that follows a spread through its
+  // slow path, and this object cost 10–19 µs a segment that way (docs/decisions.md#spreads).
+  const source = sourceAddress(message.senderId);
+  const pdu: SubmitSm = {
+    source_addr: source.source_addr,
+    source_addr_ton: source.source_addr_ton,
+    source_addr_npi: source.source_addr_npi,
     destination_addr: message.to.replace(/^\+/, ""),
     dest_addr_ton: TON.INTERNATIONAL,
     dest_addr_npi: NPI.ISDN,
@@ -65,6 +70,7 @@ export function buildSubmitSm(
     registered_delivery: FINAL_RECEIPT,
     data_coding: part.dataCoding,
     short_message: part.shortMessage,
-    ...(message.expiresAt ? { validity_period: relativeValidity(message.expiresAt) } : {}),
   };
+  if (message.expiresAt) pdu.validity_period = relativeValidity(message.expiresAt);
+  return pdu;
 }

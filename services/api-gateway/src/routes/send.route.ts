@@ -62,8 +62,13 @@ export function sendRoutes(acceptor: MessageAcceptor, idempotent: RequestHandler
       },
       {
         senderId: body.sender_id,
+        // Each field written out, no spread: Node 20's V8 adds every property that follows a
+        // spread through its slow path, about 2 µs each, 10,000 times a bulk request
+        // (docs/decisions.md#spreads).
         items: body.messages.map((item) => ({
-          ...item,
+          to: item.to,
+          message: item.message,
+          priority: item.priority,
           clientRef: item.client_ref,
           validityPeriod: item.validity_period,
         })),
