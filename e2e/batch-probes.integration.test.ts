@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import { applyReceipts, receiptKeyForSubmit } from "@sms/carrier-receipts";
-import { loadMessages, recordSubmitted } from "@sms/dispatcher/src/segments.sql";
+import { loadMessages, recordSubmitted } from "@sms/dispatcher";
 import { encodeUlid } from "@sms/ids";
 import {
   createTestWorld,
