@@ -164,7 +164,7 @@ class BatchRun {
     const attempt = delivery.attempts + 1;
     // Each field written out, no spread of a shared part: Node 20's V8 adds every property that
     // follows a spread through its slow path, about 2 µs each (docs/decisions.md#spreads).
-    const recorded = (status: AttemptRecord["status"], nextAttemptAt: Date | null) =>
+    const recordAs = (status: AttemptRecord["status"], nextAttemptAt: Date | null) =>
       context.store.record({
         eventId: delivery.eventId,
         accountId: target.accountId,
@@ -176,13 +176,13 @@ class BatchRun {
       });
     if (result.outcome === "success") {
       this.summary.succeeded++;
-      this.track(recorded("succeeded", null));
+      this.track(recordAs("succeeded", null));
       await context.endpoints.succeeded(target);
       return;
     }
     if (result.outcome === "gone") {
       this.summary.failed++;
-      this.track(recorded("failed", null));
+      this.track(recordAs("failed", null));
       await context.endpoints.disable(target, "gone");
       return;
     }
@@ -190,7 +190,7 @@ class BatchRun {
     const delay = nextRetryDelay(step, context.retryScheduleMs, result.retryAfterMs);
     if (delay === null) {
       this.summary.failed++;
-      this.track(recorded("failed", null));
+      this.track(recordAs("failed", null));
       context.logger.info("webhook delivery failed for good", {
         account_id: target.accountId,
         event_id: delivery.eventId,
@@ -201,7 +201,7 @@ class BatchRun {
       this.summary.retry++;
       const dueAt = Date.now() + delay;
       this.retryLater(delivery.eventId, step, dueAt);
-      this.track(recorded("pending", new Date(dueAt)));
+      this.track(recordAs("pending", new Date(dueAt)));
     }
     await context.endpoints.failed(target, result.startedAt);
   }
