@@ -15,11 +15,9 @@ let pool: pg.Pool;
 
 beforeAll(async () => {
   world = await createTestWorld();
-  pool = new pg.Pool({ connectionString: world.databaseUrl, max: 6 });
-  pool.on("error", () => undefined);
+  pool = world.pool(6);
 });
 afterAll(async () => {
-  await pool.end();
   await world.destroy();
 });
 

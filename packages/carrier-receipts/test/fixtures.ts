@@ -27,15 +27,12 @@ export interface ReceiptsWorld {
 /** A test file's world: a database of its own, a pool of 20 connections and one account. */
 export async function openReceiptsWorld(): Promise<ReceiptsWorld> {
   const world = await createTestWorld();
-  const pool = new pg.Pool({ connectionString: world.databaseUrl, max: 20 });
-  // world.destroy() (DROP … WITH (FORCE)) may signal a connection pool.end() is still closing.
-  pool.on("error", () => undefined);
+  const pool = world.pool(20);
   const accountId = await insertAccount(pool);
   return {
     pool,
     accountId,
     async close() {
-      await pool.end();
       await world.destroy();
     },
   };

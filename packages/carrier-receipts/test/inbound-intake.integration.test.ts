@@ -10,15 +10,13 @@ let accountId: string;
 
 beforeAll(async () => {
   world = await createTestWorld();
-  pool = new pg.Pool({ connectionString: world.databaseUrl, max: 10 });
-  pool.on("error", () => undefined);
+  pool = world.pool(10);
   accountId = await insertAccount(pool);
   await pool.query("INSERT INTO inbound_numbers (number, account_id) VALUES ('+14155557001', $1)", [
     accountId,
   ]);
 });
 afterAll(async () => {
-  await pool.end();
   await world.destroy();
 });
 

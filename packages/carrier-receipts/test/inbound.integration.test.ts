@@ -24,12 +24,10 @@ const ownedNumber = async () => {
 
 beforeAll(async () => {
   world = await createTestWorld();
-  pool = new pg.Pool({ connectionString: world.databaseUrl, max: 10 });
-  pool.on("error", () => undefined);
+  pool = world.pool(10);
   accountId = await insertAccount(pool);
 });
 afterAll(async () => {
-  await pool.end();
   await world.destroy();
 });
 

@@ -15,14 +15,10 @@ describe("DispatchOutbox (real PostgreSQL, Redis and BullMQ)", () => {
 
   beforeAll(async () => {
     world = await createTestWorld();
-    pool = new pg.Pool({ connectionString: world.databaseUrl, max: 4 });
-    // An idle connection cut by the database's drop at teardown is no failure of this test
-    // (@sms/db's pool ignores it the same way); without a listener it would throw.
-    pool.on("error", () => undefined);
+    pool = world.pool(4);
     connection = createRedis(world.redisUrl, "queue");
   });
   afterAll(async () => {
-    await pool.end();
     connection.disconnect();
     await world.destroy();
   });

@@ -9,8 +9,7 @@ describe("SuppressionLookup (real PostgreSQL)", () => {
 
   beforeAll(async () => {
     world = await createTestWorld();
-    pool = new pg.Pool({ connectionString: world.databaseUrl, max: 4 });
-    pool.on("error", () => undefined);
+    pool = world.pool(4);
     for (const id of ["acc_lookup_a", "acc_lookup_b"])
       await pool.query("INSERT INTO accounts (id, name, balance, updated_at) VALUES ($1, 'test', 0, now())", [
         id,
@@ -27,7 +26,6 @@ describe("SuppressionLookup (real PostgreSQL)", () => {
     };
   });
   afterAll(async () => {
-    await pool.end();
     await world.destroy();
   });
 

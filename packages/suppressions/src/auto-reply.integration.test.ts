@@ -13,11 +13,9 @@ describe("keyword auto-replies (real PostgreSQL)", () => {
 
   beforeAll(async () => {
     world = await createTestWorld();
-    pool = new pg.Pool({ connectionString: world.databaseUrl, max: 4 });
-    pool.on("error", () => undefined);
+    pool = world.pool(4);
   });
   afterAll(async () => {
-    await pool.end();
     await world.destroy();
   });
 

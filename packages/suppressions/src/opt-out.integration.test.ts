@@ -11,15 +11,13 @@ describe("applyOptOutKeyword and the suppression list (real PostgreSQL)", () => 
 
   beforeAll(async () => {
     world = await createTestWorld();
-    pool = new pg.Pool({ connectionString: world.databaseUrl, max: 2 });
-    pool.on("error", () => undefined);
+    pool = world.pool(2);
     for (const id of [A, B])
       await pool.query("INSERT INTO accounts (id, name, balance, updated_at) VALUES ($1, 'test', 0, now())", [
         id,
       ]);
   });
   afterAll(async () => {
-    await pool.end();
     await world.destroy();
   });
 

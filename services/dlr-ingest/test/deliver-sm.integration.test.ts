@@ -18,13 +18,10 @@ const logger = createLogger("dlr-ingest", "error");
 
 beforeAll(async () => {
   world = await createTestWorld();
-  pool = new pg.Pool({ connectionString: world.databaseUrl, max: 2 });
-  // world.destroy() (DROP … WITH (FORCE)) may signal a connection pool.end() is still closing.
-  pool.on("error", () => undefined);
+  pool = world.pool(2);
 });
 
 afterAll(async () => {
-  await pool.end();
   await world.destroy();
 });
 
