@@ -16,13 +16,26 @@
 // CPU per message of every process, and the integrity counts. Targets (the issue's): ≥ 1.0×
 // Kannel with final events only, ≥ 0.6× with every event; ≤ 700 µs CPU per message all-in;
 // accept ≥ 3,000/s while the pipeline runs; 0 lost, 0 duplicated, every webhook id once.
-import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { createSecretBox } from "@sms/secret-box";
 import { generateSecret } from "@sms/webhook-signing";
 import { describeCpu, startCpuMeter } from "./cpu-meter";
-import { runReceiver, startReceiverProcess, type ReceiverProcess, type ReceiverStats } from "./e2e-receiver";
-import { ensureKannel, startKannel } from "./kannel";
+import { runKannel } from "./e2e-kannel";
+import {
+  BASE,
+  BENCH_OWN,
+  CONNECTIONS,
+  TIMEOUT_MS,
+  TOTAL,
+  WARMUP,
+  ownCpuSeconds,
+  rate,
+  simulatorAccepted,
+  sleep,
+  waitForReceiver,
+  type Phase,
+} from "./e2e-phase";
+import { runReceiver, startReceiverProcess, type ReceiverProcess } from "./e2e-receiver";
 import { fixedCountLoad, machineLoad } from "./load-generator";
 import { readIntegrity } from "./pipeline-support";
 import { routeEverythingTo, startPlatform, startSimulator, type Simulator } from "./platform";
@@ -35,40 +48,8 @@ import {
   stopService,
 } from "./support";
 
-const TOTAL = Number(process.env.BENCH_E2E_MESSAGES ?? 20_000);
-const WARMUP = Number(process.env.BENCH_E2E_WARMUP ?? 5_000);
-const CONNECTIONS = 50;
-/** Ports BASE+1 … BASE+15 (BENCH_PORT, default 4100): two runs on one machine must not collide. */
-const BASE = Number(process.env.BENCH_PORT ?? 4100);
-/** Each phase stops waiting after this long from its first request, whatever it reached. */
-const TIMEOUT_MS = Number(process.env.BENCH_E2E_TIMEOUT_S ?? 300) * 1000;
 const MODES = (["all", "final"] as const).filter((mode) => (process.env.BENCH_E2E_EVENTS ?? mode) === mode);
 const FINAL_EVENTS = ["message.delivered", "message.failed"];
-const BENCH_OWN = new Set(["load generator (autocannon, the bench process)", "receiver (its own process)"]);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const rate = (count: number, seconds: number) => (count / seconds).toFixed(0);
-
-interface Phase {
-  name: string;
-  accepted: number;
-  endToEndSeconds: number;
-  cpuTotal: number;
-  acceptRate: number;
-}
-
-/** Waits until `done(stats)` or the deadline; the receiver's last stats either way. */
-async function waitForReceiver(
-  receiver: ReceiverProcess,
-  deadline: number,
-  done: (stats: ReceiverStats) => boolean,
-): Promise<ReceiverStats> {
-  for (;;) {
-    const stats = await receiver.stats();
-    if (done(stats) || Date.now() > deadline) return stats;
-    await sleep(250);
-  }
-}
 
 /** Reads the PostgreSQL backends every second until stopped (they may come and go). */
 function sampleEverySecond(sample: () => Promise<void>): () => Promise<void> {
@@ -95,13 +76,6 @@ async function owedWebhooks(db: pg.Client, mode: "all" | "final"): Promise<numbe
     [mode === "final" ? FINAL_EVENTS : null],
   );
   return Number(rows[0]!.n);
-}
-
-async function simulatorAccepted(simulator: Simulator): Promise<number> {
-  const stats = (await (await fetch(`http://127.0.0.1:${simulator.httpPort}/stats`)).json()) as {
-    submits: { accepted: number };
-  };
-  return stats.submits.accepted;
 }
 
 async function runOurs(
@@ -279,101 +253,6 @@ async function runOurs(
   } finally {
     await db.end();
     await deleteRedisPrefix(redisUrl, redisPrefix);
-  }
-}
-
-const ownCpuSeconds = () => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1e6;
-};
-
-async function runKannel(simulator: Simulator, receiver: ReceiverProcess): Promise<Phase | undefined> {
-  const installed = ensureKannel();
-  if (!installed.ok) {
-    console.log(`\nKannel: skipped — ${installed.why}`);
-    return undefined;
-  }
-  let version = "";
-  try {
-    version = execFileSync("dpkg-query", ["-W", "-f=${Version}", "kannel"], { stdio: "pipe" }).toString();
-  } catch {
-    /* not a Debian system: no version to print */
-  }
-  const window = 100;
-  const kannel = await startKannel({
-    smscPort: simulator.smppPort,
-    ports: { admin: BASE + 13, box: BASE + 14, sendsms: BASE + 15 },
-    window,
-  });
-  const sendLoad = (amount: number) =>
-    fixedCountLoad({
-      url: kannel.sendsmsUrl("14155550100", receiver.dlrUrl),
-      method: "GET",
-      connections: CONNECTIONS,
-      amount,
-    });
-  try {
-    receiver.reset();
-    if (WARMUP > 0) {
-      const warm = await sendLoad(WARMUP);
-      await waitForReceiver(receiver, Date.now() + TIMEOUT_MS, (s) => s.dlr.deliveredIds >= warm.accepted);
-      receiver.reset();
-    }
-    const carrierBefore = await simulatorAccepted(simulator);
-    const meter = await startCpuMeter({
-      processes: [
-        ["bearerbox", kannel.bearerbox.pid!],
-        ["smsbox", kannel.smsbox.pid!],
-        ["carrier-simulator", simulator.child.pid!],
-        ["load generator (autocannon, the bench process)", ownCpuSeconds],
-        ["receiver (its own process)", receiver.pid],
-      ],
-    });
-    const loadBefore = machineLoad();
-    const started = Date.now();
-    const load = await sendLoad(TOTAL);
-    const stats = await waitForReceiver(
-      receiver,
-      started + TIMEOUT_MS,
-      (s) => s.dlr.deliveredIds >= load.accepted,
-    );
-    const cpu = await meter.stop();
-    const carrierSubmits = (await simulatorAccepted(simulator)) - carrierBefore;
-    const endToEnd = (stats.dlr.lastDeliveredAt - started) / 1000;
-    const done = stats.dlr.deliveredIds >= load.accepted;
-    console.log(
-      `\nKannel ${version}: HTTP sendsms → bearerbox → SMPP 3.4 transceiver (window ${window}) to the same simulator → DELIVRD → dlr-url (dlr-mask 1)`,
-    );
-    if (WARMUP > 0)
-      console.log(`  after ${WARMUP} messages through to their callbacks, not measured (BENCH_E2E_WARMUP)`);
-    console.log(
-      `  accepted ${load.accepted}/${TOTAL} in ${load.seconds.toFixed(1)} s → ${rate(load.accepted, load.seconds)}/s; ` +
-        `latency p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, max ${load.latencyMs.max} ms; ` +
-        `non-2xx ${load.nonSuccess}, errors ${load.errors} (${load.generator}, ${CONNECTIONS} connections)`,
-    );
-    console.log(
-      done
-        ? `  end to end: last delivered callback ${endToEnd.toFixed(1)} s after the first request → ${rate(load.accepted, endToEnd)} messages/s`
-        : `  end to end: TIMED OUT after ${TIMEOUT_MS / 1000} s with ${stats.dlr.deliveredIds}/${load.accepted} delivered callbacks`,
-    );
-    console.log(
-      `  integrity: lost ${load.accepted - stats.dlr.deliveredIds}, callbacks repeated ${stats.dlr.repeats}, ` +
-        `carrier got ${carrierSubmits - load.accepted} submits more than accepted`,
-    );
-    const { lines, total } = describeCpu(cpu, load.accepted, BENCH_OWN);
-    console.log("  CPU per message, first request → last callback:");
-    for (const line of lines) console.log(`    ${line}`);
-    console.log(`    ${"all-in (every line counted)".padEnd(66)} ${total.toFixed(0).padStart(6)} µs`);
-    console.log(`  ${loadBefore} before, ${machineLoad()} after`);
-    return {
-      name: "Kannel",
-      accepted: load.accepted,
-      endToEndSeconds: done ? endToEnd : NaN,
-      cpuTotal: total,
-      acceptRate: load.accepted / load.seconds,
-    };
-  } finally {
-    await kannel.stop();
   }
 }
 
