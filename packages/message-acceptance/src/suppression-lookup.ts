@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { Queryable } from "@sms/db";
 import { ApiError } from "@sms/errors";
 
 interface Waiting {
@@ -75,7 +76,7 @@ export class SuppressionLookup {
  * statement, on the pool or inside the caller's transaction.
  */
 export async function suppressedPairs(
-  db: Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">,
+  db: Queryable,
   accountIds: readonly string[],
   numbers: readonly string[],
 ): Promise<Map<string, Set<string>>> {

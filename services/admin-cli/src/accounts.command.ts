@@ -101,7 +101,7 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
           `Account ${found.id} "${found.name}" (${found.status}), created ${formatDate(found.createdAt)}`,
           `Balance: ${found.balance} credits`,
           `Limits: ${found.requestsPerSecond} requests/s, ${found.messagesPerSecond} messages/s, ` +
-            `${found.dailyQuota} messages/day (${dailyQuotaUsed(found)} today), ${found.maxBatchSize} per batch`,
+            `${found.dailyQuota} messages/day (${limits.daily_quota_used} today), ${found.maxBatchSize} per batch`,
           `Sender ids: ${senders.length > 0 ? senders.map((s) => s.value).join(", ") : "none"}`,
           `API keys: ${keys.length === 0 ? "none" : ""}`.trimEnd(),
           ...(keys.length > 0 ? formatKeyTable(keys.map(describeKey)).map((line) => `  ${line}`) : []),
